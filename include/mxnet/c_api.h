@@ -1,0 +1,60 @@
+/*!
+ * \file c_api.h
+ * \brief MXNet's C API. Every function returns 0 on success and -1 on failure, with the
+ *        message available from MXGetLastError() on the same thread.
+ */
+#ifndef MXNET_C_API_H_
+#define MXNET_C_API_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+#include <cstdbool>
+#define MXNET_EXTERN_C extern "C"
+#else
+#include <stdbool.h>
+#define MXNET_EXTERN_C
+#endif
+
+#define MXNET_DLL MXNET_EXTERN_C __attribute__((visibility("default")))
+
+typedef uint32_t mx_uint;
+typedef float mx_float;
+typedef int64_t dim_t;
+
+/*! \brief A build feature and whether this library has it (MXLibInfoFeatures). */
+struct LibFeature {
+  const char* name;
+  bool enabled;
+};
+
+/*! \brief Fields per variable returned by MXListEnvVars, in this order. */
+#define MXNET_ENV_VAR_FIELDS 10
+/* name, type, value, default, allowed, section, acted_on ("1"/"0"), changeable ("1"/"0"),
+   is_set ("1"/"0"), doc */
+
+/* ---- errors, version, features ---- */
+MXNET_DLL const char* MXGetLastError();
+MXNET_DLL const char* NNGetLastError();
+MXNET_DLL int MXGetVersion(int* out);
+MXNET_DLL int MXLibInfoFeatures(const struct LibFeature** lib_features, size_t* size);
+MXNET_DLL int MXLibInfoCompiledWithCXX11ABI(int* result);
+/*! \brief Key/value facts about this runtime (versions, threads, BLAS); our addition. */
+MXNET_DLL int MXGetRuntimeInfo(mx_uint* out_size, const char*** out_keys, const char*** out_values);
+
+/* ---- process-wide settings ---- */
+MXNET_DLL int MXSetFlushDenorms(bool value, bool* prev_state);
+MXNET_DLL int MXSetNumOMPThreads(int thread_num);
+MXNET_DLL int MXNotifyShutdown();
+MXNET_DLL int MXGetGPUCount(int* out);
+
+/* ---- environment variables ---- */
+/*! \brief Effective value of a registered variable, or the process environment's; NULL if unset. */
+MXNET_DLL int MXGetEnv(const char* name, const char** value);
+/*! \brief Validates and sets a variable; value NULL restores its default and unsets it. */
+MXNET_DLL int MXSetEnv(const char* name, const char* value);
+/*! \brief Every registered variable, MXNET_ENV_VAR_FIELDS strings each; our addition. */
+MXNET_DLL int MXListEnvVars(mx_uint* out_size, const char*** out_array);
+
+#endif  // MXNET_C_API_H_

@@ -1,0 +1,10 @@
+# Fails when docs/env_var.md differs from the registry's generated reference.
+execute_process(COMMAND env -i PATH=$ENV{PATH} ${GENERATOR} OUTPUT_VARIABLE generated RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "gen_env_doc failed (${rc})")
+endif()
+file(READ ${COMMITTED} committed)
+if(NOT generated STREQUAL committed)
+  message(FATAL_ERROR "docs/env_var.md is out of date with src/env/env_vars.def; run tools/update_env_doc.sh")
+endif()
+message(STATUS "docs/env_var.md matches the registry")

@@ -1,0 +1,18 @@
+# Installs the build into a scratch prefix, configures and builds example/cpp against it
+# through find_package(mxnet), then runs it and checks what it prints.
+file(REMOVE_RECURSE ${WORK_DIR})
+set(prefix ${WORK_DIR}/prefix)
+macro(run)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "command failed (${rc}): ${ARGN}\n${out}\n${err}")
+  endif()
+endmacro()
+run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
+run(${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${WORK_DIR}/build -DCMAKE_PREFIX_PATH=${prefix})
+run(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
+run(${WORK_DIR}/build/runtime_info)
+if(NOT out MATCHES "MXNet API version 1\\.9\\.1")
+  message(FATAL_ERROR "unexpected output: ${out}")
+endif()
+message(STATUS "${out}")
