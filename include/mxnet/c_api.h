@@ -30,9 +30,9 @@ struct LibFeature {
 };
 
 /*! \brief Fields per variable returned by MXListEnvVars, in this order. */
-#define MXNET_ENV_VAR_FIELDS 10
+#define MXNET_ENV_VAR_FIELDS 11
 /* name, type, value, default, allowed, section, acted_on ("1"/"0"), changeable ("1"/"0"),
-   is_set ("1"/"0"), doc */
+   is_set ("1"/"0"), doc, old names still accepted (comma-separated) */
 
 /* ---- errors, version, features ---- */
 MXNET_DLL const char* MXGetLastError();

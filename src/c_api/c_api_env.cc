@@ -47,10 +47,14 @@ int MXListEnvVars(mx_uint* out_size, const char*** out_array) {
   auto entries = mxnet::env::List();
   for (const auto& e : entries) {
     const auto& s = *e.spec;
+    std::string old_names;
+    for (const auto& a : mxnet::env::Aliases()) {
+      if (&mxnet::env::GetSpec(a.current) == e.spec) old_names += (old_names.empty() ? "" : ",") + std::string(a.old_name);
+    }
     ret.text.insert(ret.text.end(), {s.name, mxnet::env::TypeName(s.type), e.value, s.default_value,
                                      mxnet::env::DescribeAllowed(s), mxnet::env::SectionName(s.section),
                                      s.acted_on ? "1" : "0", s.runtime_mutable ? "1" : "0", e.is_set ? "1" : "0",
-                                     s.doc});
+                                     s.doc, old_names});
   }
   for (const auto& t : ret.text) ret.ptrs.push_back(t.c_str());
   *out_size = static_cast<mx_uint>(entries.size());

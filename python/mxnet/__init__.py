@@ -1,0 +1,14 @@
+"""MXNet-compatible deep learning runtime."""
+from .libinfo import __version__
+from . import base
+from .base import MXNetError
+from . import error
+from . import context
+from .context import Context, current_context, cpu, gpu, cpu_pinned
+from . import runtime
+from . import test_utils
+
+try:
+    from . import engine  # noqa: F401
+except ImportError:  # pragma: no cover - present once the engine bindings are built
+    pass

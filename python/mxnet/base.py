@@ -1,0 +1,157 @@
+"""ctypes binding to libmxnet.so: loading, error conversion and small helpers."""
+import atexit
+import builtins
+import ctypes
+import os
+
+from . import libinfo
+
+__version__ = libinfo.__version__
+
+py_str = lambda x: x.decode("utf-8")  # noqa: E731
+
+mx_uint = ctypes.c_uint
+mx_int = ctypes.c_int
+mx_float = ctypes.c_float
+mx_int64 = ctypes.c_int64
+mx_float_p = ctypes.POINTER(mx_float)
+NDArrayHandle = ctypes.c_void_p
+SymbolHandle = ctypes.c_void_p
+OpHandle = ctypes.c_void_p
+CachedOpHandle = ctypes.c_void_p
+KVStoreHandle = ctypes.c_void_p
+ExecutorHandle = ctypes.c_void_p
+DataIterHandle = ctypes.c_void_p
+RecordIOHandle = ctypes.c_void_p
+ProfileHandle = ctypes.c_void_p
+
+
+class MXNetError(RuntimeError):
+    """Default error raised by the runtime."""
+
+
+class _NullType(object):
+    """Placeholder for arguments not passed."""
+
+    def __repr__(self):
+        return "_Null"
+
+
+_Null = _NullType()
+
+# Error kinds the library may name on the first line of its message; each is both an
+# MXNetError and the matching built-in exception, so either `except` clause works.
+_ERROR_TYPES = {"MXNetError": MXNetError}
+
+
+def register_error(name, base):
+    cls = type(name, (MXNetError, base), {"__module__": "mxnet.error"})
+    _ERROR_TYPES[name] = cls
+    return cls
+
+
+for _name in ("ValueError", "TypeError", "AttributeError", "IndexError", "KeyError", "NotImplementedError",
+              "RuntimeError", "IOError", "OverflowError", "MemoryError"):
+    register_error(_name, getattr(builtins, _name))
+register_error("InternalError", RuntimeError)
+
+
+def _error_from_message(message):
+    """Builds the exception named by the message's "Kind: text" first line."""
+    kind, sep, rest = message.partition(": ")
+    if sep and kind in _ERROR_TYPES:
+        return _ERROR_TYPES[kind](rest)
+    return MXNetError(message)
+
+
+def _check_bool_env(name, default):
+    """Variables read before the library exists, validated like the registry does."""
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    value = raw.strip().lower()
+    if value in ("1", "true", "yes", "on"):
+        return True
+    if value in ("0", "false", "no", "off"):
+        return False
+    raise MXNetError("Invalid value '%s' for environment variable %s: expected a boolean "
+                     "(1/0, true/false, yes/no, on/off)." % (raw, name))
+
+
+def _load_lib():
+    """Loads the first library found; a path that exists but cannot be loaded is an error."""
+    path = libinfo.find_lib_path()[0]
+    try:
+        lib = ctypes.CDLL(path, ctypes.RTLD_LOCAL)
+    except OSError as err:
+        source = " (from MXNET_LIBRARY_PATH)" if os.environ.get("MXNET_LIBRARY_PATH") and \
+            os.path.abspath(os.environ["MXNET_LIBRARY_PATH"]) == path else ""
+        raise MXNetError("Cannot load the MXNet library %s%s: %s" % (path, source, err)) from None
+    lib.MXGetLastError.restype = ctypes.c_char_p
+    return lib, path
+
+
+_ENABLE_CYTHON = _check_bool_env("MXNET_ENABLE_CYTHON", True)
+_ENFORCE_CYTHON = _check_bool_env("MXNET_ENFORCE_CYTHON", False)
+_LIB, _LIB_PATH = _load_lib()
+
+
+def check_call(ret):
+    """Raises the library's last error when a C API call returned non-zero."""
+    if ret != 0:
+        raise _error_from_message(py_str(_LIB.MXGetLastError()))
+
+
+def c_str(string):
+    return ctypes.c_char_p(string.encode("utf-8"))
+
+
+def c_str_array(strings):
+    arr = (ctypes.c_char_p * len(strings))()
+    arr[:] = [s.encode("utf-8") for s in strings]
+    return arr
+
+
+def c_array(ctype, values):
+    return (ctype * len(values))(*values)
+
+
+def c_array_buf(ctype, buf):
+    return (ctype * len(buf)).from_buffer(buf)
+
+
+def c_handle_array(objs):
+    arr = (ctypes.c_void_p * len(objs))()
+    arr[:] = [o.handle for o in objs]
+    return arr
+
+
+def ctypes2buffer(cptr, length):
+    if not isinstance(cptr, ctypes.POINTER(ctypes.c_char)):
+        raise TypeError("expected char pointer")
+    res = bytearray(length)
+    rptr = (ctypes.c_char * length).from_buffer(res)
+    if not ctypes.memmove(rptr, cptr, length):
+        raise RuntimeError("memmove failed")
+    return res
+
+
+def _init_runtime():
+    """Checks the library started cleanly (its environment parsed) and sets up the process."""
+    # MXSetFlushDenorms goes through the same guard as every call, so a bad environment
+    # variable surfaces here, at import, as MXNetError naming it.
+    prev = ctypes.c_bool()
+    check_call(_LIB.MXSetFlushDenorms(ctypes.c_bool(True), ctypes.byref(prev)))
+    if _ENFORCE_CYTHON:
+        # This build has no compiled fast path; asking to require it cannot be honoured.
+        raise ImportError("Cython Module cannot be loaded but MXNET_ENFORCE_CYTHON=1")
+
+
+_init_runtime()
+
+
+def _notify_shutdown():
+    _LIB.MXNotifyShutdown()
+
+
+atexit.register(_notify_shutdown)
