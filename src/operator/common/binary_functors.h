@@ -1,0 +1,96 @@
+/*!
+ * \file binary_functors.h
+ * \brief The element-wise binary math table shared by elemwise_*, broadcast_* and the
+ *        scalar ops: value and both partial derivatives over a compute type C.
+ */
+#ifndef MXNET_OPERATOR_COMMON_BINARY_FUNCTORS_H_
+#define MXNET_OPERATOR_COMMON_BINARY_FUNCTORS_H_
+
+#include <cmath>
+#include <type_traits>
+
+namespace mxnet {
+namespace op {
+namespace math {
+
+/*! \brief Integer division by zero yields 0 instead of trapping (MXNet's behaviour). */
+template <typename C>
+inline C div(C a, C b) {
+  if constexpr (std::is_integral_v<C>) {
+    return b == C(0) ? C(0) : C(a / b);
+  } else {
+    return a / b;
+  }
+}
+
+/*! \brief Python-style modulo: the result takes the divisor's sign; x % 0 = 0. */
+template <typename C>
+inline C mod(C a, C b) {
+  if (b == C(0)) return C(0);
+  if constexpr (std::is_integral_v<C>) {
+    C r = C(a % b);
+    if constexpr (std::is_signed_v<C>) {
+      if (r != C(0) && ((r < C(0)) != (b < C(0)))) r = C(r + b);
+    }
+    return r;
+  } else {
+    C r = std::fmod(a, b);
+    if (r != C(0) && ((r < C(0)) != (b < C(0)))) r += b;
+    return r;
+  }
+}
+
+template <typename C>
+inline C power(C a, C b) {
+  return C(std::pow(static_cast<double>(a), static_cast<double>(b)));
+}
+
+}  // namespace math
+
+// X(name, value of (a, b), d/da, d/db). Comparisons and logical ops return 1/0 in C and
+// have zero gradient.
+#define MXNET_BINARY_MATH_OPS(X)                                                            \
+  X(add, C(a + b), C(1), C(1))                                                              \
+  X(sub, C(a - b), C(1), C(-1))                                                             \
+  X(mul, C(a * b), b, a)                                                                    \
+  X(div, math::div(a, b), C(C(1) / b), C(-a / (b * b)))                                     \
+  X(mod, math::mod(a, b), C(1), C(-std::floor(a / b)))                                      \
+  X(power, math::power(a, b), C(b * math::power(a, C(b - C(1)))),                           \
+    C(math::power(a, b) * std::log(a)))                                                     \
+  X(maximum, C(a > b ? a : b), C(a >= b ? 1 : 0), C(a < b ? 1 : 0))                         \
+  X(minimum, C(a < b ? a : b), C(a <= b ? 1 : 0), C(a > b ? 1 : 0))                         \
+  X(hypot, C(std::hypot(a, b)), C(a / std::hypot(a, b)), C(b / std::hypot(a, b)))           \
+  X(equal, C(a == b ? 1 : 0), C(0), C(0))                                                   \
+  X(not_equal, C(a != b ? 1 : 0), C(0), C(0))                                               \
+  X(greater, C(a > b ? 1 : 0), C(0), C(0))                                                  \
+  X(greater_equal, C(a >= b ? 1 : 0), C(0), C(0))                                           \
+  X(lesser, C(a < b ? 1 : 0), C(0), C(0))                                                   \
+  X(lesser_equal, C(a <= b ? 1 : 0), C(0), C(0))                                            \
+  X(logical_and, C((a != C(0)) && (b != C(0)) ? 1 : 0), C(0), C(0))                         \
+  X(logical_or, C((a != C(0)) || (b != C(0)) ? 1 : 0), C(0), C(0))                          \
+  X(logical_xor, C(((a != C(0)) != (b != C(0))) ? 1 : 0), C(0), C(0))
+
+namespace binary {
+#define MXNET_DEFINE_BINARY_FUNCTOR(name, fwd, lgrad, rgrad) \
+  struct name {                                              \
+    template <typename C>                                    \
+    static inline C Fwd(C a, C b) {                          \
+      return fwd;                                            \
+    }                                                        \
+    template <typename C>                                    \
+    static inline C LGrad(C a, C b) {                        \
+      return lgrad;                                          \
+    }                                                        \
+    template <typename C>                                    \
+    static inline C RGrad(C a, C b) {                        \
+      return rgrad;                                          \
+    }                                                        \
+  };
+MXNET_BINARY_MATH_OPS(MXNET_DEFINE_BINARY_FUNCTOR)
+#undef MXNET_DEFINE_BINARY_FUNCTOR
+}  // namespace binary
+
+}  // namespace op
+}  // namespace mxnet
+
+#endif  // MXNET_OPERATOR_COMMON_BINARY_FUNCTORS_H_

@@ -1,0 +1,243 @@
+/*!
+ * \file reduce_kernels.h
+ * \brief Reductions over any set of axes. The input is viewed as kept dims x reduced dims
+ *        (adjacent dims of the same kind merged); each output element walks its reduced
+ *        elements with an odometer. When there are few outputs and many reduced elements,
+ *        the reduced range is cut into fixed-size blocks whose partials are merged in
+ *        order, so the result does not depend on the number of threads.
+ */
+#ifndef MXNET_OPERATOR_COMMON_REDUCE_KERNELS_H_
+#define MXNET_OPERATOR_COMMON_REDUCE_KERNELS_H_
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "mxnet/tensor.h"
+#include "operator/common/elemwise_kernels.h"
+#include "operator/common/parallel.h"
+
+namespace mxnet {
+namespace op {
+
+struct ReducePlan {
+  std::vector<int64_t> kshape, kstride;  // kept dims (outer to inner) and input strides
+  std::vector<int64_t> rshape, rstride;  // reduced dims
+  int64_t M{1}, K{1};                    // output count, reduced count per output
+};
+
+/*! \brief Plans the reduction of `in` over the axes flagged in `reduce` (size = ndim). */
+inline ReducePlan MakeReducePlan(const TShape& in, const std::vector<bool>& reduce) {
+  ReducePlan p;
+  const int n = in.ndim();
+  std::vector<int64_t> stride(n);
+  int64_t s = 1;
+  for (int i = n - 1; i >= 0; --i) {
+    stride[i] = s;
+    s *= in[i];
+  }
+  int last = -1;  // 0 kept, 1 reduced, of the previous non-unit dim
+  for (int i = 0; i < n; ++i) {
+    if (in[i] == 1) continue;
+    auto& sh = reduce[i] ? p.rshape : p.kshape;
+    auto& st = reduce[i] ? p.rstride : p.kstride;
+    if (last == static_cast<int>(reduce[i]) && st.back() == stride[i] * in[i]) {
+      sh.back() *= in[i];
+      st.back() = stride[i];
+    } else {
+      sh.push_back(in[i]);
+      st.push_back(stride[i]);
+    }
+    last = reduce[i];
+  }
+  for (auto d : p.kshape) p.M *= d;
+  for (auto d : p.rshape) p.K *= d;
+  if (in.Size() == 0) {
+    p.M = 1;
+    for (int i = 0; i < n; ++i)
+      if (!reduce[i]) p.M *= in[i];
+    p.K = 0;
+  }
+  return p;
+}
+
+/*! \brief Input offset of output element o (row-major over kept dims). */
+inline int64_t KeptOffset(const ReducePlan& p, int64_t o) {
+  int64_t off = 0;
+  for (int d = static_cast<int>(p.kshape.size()) - 1; d >= 0; --d) {
+    off += (o % p.kshape[d]) * p.kstride[d];
+    o /= p.kshape[d];
+  }
+  return off;
+}
+
+/*! \brief Visits reduced elements [k0, k1) of one output: fn(input_offset). */
+template <typename F>
+inline void WalkReduced(const ReducePlan& p, int64_t base, int64_t k0, int64_t k1, F fn) {
+  const int nr = static_cast<int>(p.rshape.size());
+  if (nr == 0) {
+    if (k0 < k1) fn(base);
+    return;
+  }
+  int64_t idx[64] = {0};  // MXNet caps ndim at 32
+  int64_t rem = k0, off = base;
+  for (int d = nr - 1; d >= 0; --d) {
+    idx[d] = rem % p.rshape[d];
+    rem /= p.rshape[d];
+    off += idx[d] * p.rstride[d];
+  }
+  const int64_t inner = p.rshape[nr - 1], ist = p.rstride[nr - 1];
+  int64_t k = k0;
+  while (k < k1) {
+    const int64_t run = std::min(inner - idx[nr - 1], k1 - k);
+    for (int64_t i = 0; i < run; ++i) fn(off + i * ist);
+    k += run;
+    off += run * ist;
+    idx[nr - 1] += run;
+    for (int d = nr - 1; d > 0 && idx[d] == p.rshape[d]; --d) {
+      off -= idx[d] * p.rstride[d];
+      idx[d] = 0;
+      ++idx[d - 1];
+      off += p.rstride[d - 1];
+    }
+  }
+}
+
+// Reducers over an accumulator type A: Map (element -> A), Combine, identity, Finalize.
+struct SumReducer {
+  template <typename A> static A Init() { return A(0); }
+  template <typename A> static A Map(A x) { return x; }
+  template <typename A> static void Combine(A* acc, A v) { *acc += v; }
+  template <typename A> static A Finalize(A acc, int64_t) { return acc; }
+};
+struct MeanReducer : SumReducer {
+  template <typename A> static A Finalize(A acc, int64_t k) { return k ? A(acc / A(k)) : A(NAN); }
+};
+struct NanSumReducer : SumReducer {
+  template <typename A> static A Map(A x) {
+    if constexpr (std::is_floating_point_v<A>) return std::isnan(x) ? A(0) : x;
+    return x;
+  }
+};
+struct ProdReducer {
+  template <typename A> static A Init() { return A(1); }
+  template <typename A> static A Map(A x) { return x; }
+  template <typename A> static void Combine(A* acc, A v) { *acc *= v; }
+  template <typename A> static A Finalize(A acc, int64_t) { return acc; }
+};
+struct NanProdReducer : ProdReducer {
+  template <typename A> static A Map(A x) {
+    if constexpr (std::is_floating_point_v<A>) return std::isnan(x) ? A(1) : x;
+    return x;
+  }
+};
+struct MaxReducer {
+  template <typename A> static A Init() {
+    if constexpr (std::is_floating_point_v<A>) return -std::numeric_limits<A>::infinity();
+    return std::numeric_limits<A>::lowest();
+  }
+  template <typename A> static A Map(A x) { return x; }
+  // NaN propagates, as in numpy.
+  template <typename A> static void Combine(A* acc, A v) {
+    if (v > *acc || v != v) *acc = v;
+  }
+  template <typename A> static A Finalize(A acc, int64_t) { return acc; }
+};
+struct MinReducer {
+  template <typename A> static A Init() {
+    if constexpr (std::is_floating_point_v<A>) return std::numeric_limits<A>::infinity();
+    return std::numeric_limits<A>::max();
+  }
+  template <typename A> static A Map(A x) { return x; }
+  template <typename A> static void Combine(A* acc, A v) {
+    if (v < *acc || v != v) *acc = v;
+  }
+  template <typename A> static A Finalize(A acc, int64_t) { return acc; }
+};
+struct L1Reducer : SumReducer {
+  template <typename A> static A Map(A x) { return x < A(0) ? A(-x) : x; }
+};
+struct L2Reducer : SumReducer {
+  template <typename A> static A Map(A x) { return x * x; }
+  template <typename A> static A Finalize(A acc, int64_t) { return A(std::sqrt(static_cast<double>(acc))); }
+};
+
+/*! \brief Reduced elements per block when one output's reduction is split across threads. */
+constexpr int64_t kReduceBlock = 1 << 15;
+
+/*!
+ * \brief out[o] = Finalize(Combine over reduced elements of Map(A(in))). A is the
+ *        accumulation type (see AccTypeFor).
+ */
+template <typename R, typename A, typename T, typename O>
+inline void Reduce(const ReducePlan& p, const T* in, O* out) {
+  using CT = compute_t<T>;
+  auto one = [&](int64_t base, int64_t k0, int64_t k1) {
+    A acc = R::template Init<A>();
+    WalkReduced(p, base, k0, k1, [&](int64_t off) {
+      R::Combine(&acc, R::Map(static_cast<A>(static_cast<CT>(in[off]))));
+    });
+    return acc;
+  };
+  const int64_t nblocks = (p.K + kReduceBlock - 1) / kReduceBlock;
+  if (p.M < 8 && nblocks > 1 && UseParallel(p.M * p.K)) {
+    std::vector<A> part(static_cast<size_t>(nblocks));
+    for (int64_t o = 0; o < p.M; ++o) {
+      const int64_t base = KeptOffset(p, o);
+#pragma omp parallel for schedule(static)
+      for (int64_t b = 0; b < nblocks; ++b)
+        part[b] = one(base, b * kReduceBlock, std::min(p.K, (b + 1) * kReduceBlock));
+      A acc = R::template Init<A>();
+      for (int64_t b = 0; b < nblocks; ++b) R::Combine(&acc, part[b]);
+      out[o] = static_cast<O>(R::Finalize(acc, p.K));
+    }
+    return;
+  }
+  auto outer = [&](int64_t o) { out[o] = static_cast<O>(R::Finalize(one(KeptOffset(p, o), 0, p.K), p.K)); };
+  if (UseParallel(p.M * p.K) && p.M > 1) {
+#pragma omp parallel for schedule(static)
+    for (int64_t o = 0; o < p.M; ++o) outer(o);
+  } else {
+    for (int64_t o = 0; o < p.M; ++o) outer(o);
+  }
+}
+
+/*!
+ * \brief Index (within the reduced range, row-major) of the first max/min of each output;
+ *        NaN counts as the extreme, as in numpy.
+ */
+template <bool kMax, typename T, typename O>
+inline void ArgReduce(const ReducePlan& p, const T* in, O* out) {
+  using C = compute_t<T>;
+  auto outer = [&](int64_t o) {
+    int64_t best = 0, k = 0;
+    C bv = C(0);
+    bool have = false, bnan = false;
+    WalkReduced(p, KeptOffset(p, o), 0, p.K, [&](int64_t off) {
+      const C v = static_cast<C>(in[off]);
+      if (!bnan) {
+        const bool isnan = v != v;
+        if (!have || isnan || (kMax ? v > bv : v < bv)) {
+          bv = v;
+          best = k;
+          have = true;
+          bnan = isnan;
+        }
+      }
+      ++k;
+    });
+    out[o] = static_cast<O>(static_cast<compute_t<O>>(best));
+  };
+  if (UseParallel(p.M * p.K) && p.M > 1) {
+#pragma omp parallel for schedule(static)
+    for (int64_t o = 0; o < p.M; ++o) outer(o);
+  } else {
+    for (int64_t o = 0; o < p.M; ++o) outer(o);
+  }
+}
+
+}  // namespace op
+}  // namespace mxnet
+
+#endif  // MXNET_OPERATOR_COMMON_REDUCE_KERNELS_H_

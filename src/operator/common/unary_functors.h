@@ -1,0 +1,118 @@
+/*!
+ * \file unary_functors.h
+ * \brief The element-wise unary math table: forward value and derivative of every unary
+ *        op, written once over a compute type C (float for fp16/bf16/fp32, the storage
+ *        type otherwise). The registration file walks this table.
+ */
+#ifndef MXNET_OPERATOR_COMMON_UNARY_FUNCTORS_H_
+#define MXNET_OPERATOR_COMMON_UNARY_FUNCTORS_H_
+
+#include <cmath>
+#include <type_traits>
+
+#include "operator/common/special_functions.h"
+
+namespace mxnet {
+namespace op {
+namespace math {
+
+template <typename C>
+inline C sgn(C x) {
+  return x > C(0) ? C(1) : (x < C(0) ? C(-1) : C(0));
+}
+template <typename C>
+inline C absval(C x) {
+  if constexpr (std::is_unsigned_v<C>) {
+    return x;
+  } else {
+    return x < C(0) ? C(-x) : x;
+  }
+}
+/*! \brief Rounding for integers is the identity; std::floor(int) would go through double. */
+#define MXNET_ROUNDING(fn)                  \
+  template <typename C>                     \
+  inline C fn##_(C x) {                     \
+    if constexpr (std::is_integral_v<C>) {  \
+      return x;                             \
+    } else {                                \
+      return std::fn(x);                    \
+    }                                       \
+  }
+MXNET_ROUNDING(floor)
+MXNET_ROUNDING(ceil)
+MXNET_ROUNDING(round)
+MXNET_ROUNDING(rint)
+MXNET_ROUNDING(trunc)
+#undef MXNET_ROUNDING
+
+}  // namespace math
+
+// X(name, forward of x, derivative given x and y = forward(x)).
+// Rounding, sign and logical ops have zero gradient, as in MXNet.
+#define MXNET_UNARY_MATH_OPS(X)                                                              \
+  X(abs, math::absval(x), math::sgn(x))                                                      \
+  X(sign, math::sgn(x), C(0))                                                                \
+  X(negative, C(-x), C(-1))                                                                  \
+  X(reciprocal, C(C(1) / x), C(C(-1) / (x * x)))                                             \
+  X(square, C(x * x), C(C(2) * x))                                                           \
+  X(sqrt, C(std::sqrt(x)), C(C(0.5) / y))                                                    \
+  X(rsqrt, C(C(1) / std::sqrt(x)), C(C(-0.5) * y * y * y))                                   \
+  X(cbrt, C(std::cbrt(x)), C(C(1) / (C(3) * y * y)))                                         \
+  X(exp, C(std::exp(x)), y)                                                                  \
+  X(expm1, C(std::expm1(x)), C(y + C(1)))                                                    \
+  X(log, C(std::log(x)), C(C(1) / x))                                                        \
+  X(log1p, C(std::log1p(x)), C(C(1) / (C(1) + x)))                                           \
+  X(log2, C(std::log2(x)), C(C(1) / (x * C(M_LN2))))                                         \
+  X(log10, C(std::log10(x)), C(C(1) / (x * C(M_LN10))))                                      \
+  X(sin, C(std::sin(x)), C(std::cos(x)))                                                     \
+  X(cos, C(std::cos(x)), C(-std::sin(x)))                                                    \
+  X(tan, C(std::tan(x)), C(C(1) + y * y))                                                    \
+  X(arcsin, C(std::asin(x)), C(C(1) / std::sqrt(C(1) - x * x)))                              \
+  X(arccos, C(std::acos(x)), C(C(-1) / std::sqrt(C(1) - x * x)))                             \
+  X(arctan, C(std::atan(x)), C(C(1) / (C(1) + x * x)))                                       \
+  X(sinh, C(std::sinh(x)), C(std::cosh(x)))                                                  \
+  X(cosh, C(std::cosh(x)), C(std::sinh(x)))                                                  \
+  X(tanh, C(std::tanh(x)), C(C(1) - y * y))                                                  \
+  X(arcsinh, C(std::asinh(x)), C(C(1) / std::sqrt(x * x + C(1))))                            \
+  X(arccosh, C(std::acosh(x)), C(C(1) / std::sqrt(x * x - C(1))))                            \
+  X(arctanh, C(std::atanh(x)), C(C(1) / (C(1) - x * x)))                                     \
+  X(degrees, C(x * C(180.0 / M_PI)), C(180.0 / M_PI))                                        \
+  X(radians, C(x * C(M_PI / 180.0)), C(M_PI / 180.0))                                        \
+  X(sigmoid, C(C(1) / (C(1) + std::exp(-x))), C(y * (C(1) - y)))                             \
+  X(relu, C(x > C(0) ? x : C(0)), C(x > C(0) ? C(1) : C(0)))                                 \
+  X(softsign, C(x / (C(1) + math::absval(x))),                                               \
+    C(C(1) / ((C(1) + math::absval(x)) * (C(1) + math::absval(x)))))                         \
+  X(erf, C(std::erf(x)), C(C(M_2_SQRTPI) * std::exp(-x * x)))                                \
+  X(erfinv, C(math::erfinv(x)), C(C(1.0 / M_2_SQRTPI) * std::exp(y * y)))             \
+  X(gamma, C(std::tgamma(x)), C(y * math::digamma(x)))                                       \
+  X(gammaln, C(std::lgamma(x)), C(math::digamma(x)))                                         \
+  X(floor, math::floor_(x), C(0))                                                            \
+  X(ceil, math::ceil_(x), C(0))                                                              \
+  X(round, math::round_(x), C(0))                                                            \
+  X(rint, math::rint_(x), C(0))                                                              \
+  X(trunc, math::trunc_(x), C(0))                                                            \
+  X(fix, math::trunc_(x), C(0))                                                              \
+  X(logical_not, C(x == C(0) ? 1 : 0), C(0))
+
+namespace unary {
+#define MXNET_DEFINE_UNARY_FUNCTOR(name, fwd, grad)         \
+  struct name {                                             \
+    template <typename C>                                   \
+    static inline C Fwd(C x) {                              \
+      return fwd;                                           \
+    }                                                       \
+    template <typename C>                                   \
+    static inline C Grad(C x) {                             \
+      const C y = Fwd(x);                                   \
+      (void)y;                                              \
+      return grad;                                          \
+    }                                                       \
+  };
+MXNET_UNARY_MATH_OPS(MXNET_DEFINE_UNARY_FUNCTOR)
+#undef MXNET_DEFINE_UNARY_FUNCTOR
+}  // namespace unary
+
+}  // namespace op
+}  // namespace mxnet
+
+#endif  // MXNET_OPERATOR_COMMON_UNARY_FUNCTORS_H_
