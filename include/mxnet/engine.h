@@ -115,6 +115,17 @@ class Engine {
     void (*on_end)(const char* name, Context ctx, int worker_thread_id);
   };
   static void SetOprHooks(const OprHooks* hooks);
+
+ protected:
+  /*!
+   * \brief Lets an engine collect a PushSync into the pushing thread's bulk instead of
+   *        pushing it; returns true when it took (moved) the function.
+   */
+  virtual bool TryBulk(SyncFn* fn, const Context& exec_ctx, const std::vector<engine::VarHandle>& const_vars,
+                       const std::vector<engine::VarHandle>& mutable_vars, FnProperty prop, int priority,
+                       const char* opr_name) {
+    return false;
+  }
 };
 
 }  // namespace mxnet
