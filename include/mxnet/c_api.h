@@ -57,4 +57,18 @@ MXNET_DLL int MXSetEnv(const char* name, const char* value);
 /*! \brief Every registered variable, MXNET_ENV_VAR_FIELDS strings each; our addition. */
 MXNET_DLL int MXListEnvVars(mx_uint* out_size, const char*** out_array);
 
+/* ---- storage ---- */
+/*! \brief Gives the cached (free) memory of one device back to it (Context.empty_cache()). */
+MXNET_DLL int MXStorageEmptyCache(int dev_type, int dev_id);
+/*! \brief Free and total bytes of a GPU; fails naming the device when it does not exist. */
+MXNET_DLL int MXGetGPUMemoryInformation64(int dev, uint64_t* free_mem, uint64_t* total_mem);
+/*! \brief Deprecated int version of MXGetGPUMemoryInformation64 (bytes, clamped to INT_MAX). */
+MXNET_DLL int MXGetGPUMemoryInformation(int dev, int* free_mem, int* total_mem);
+/*!
+ * \brief Storage statistics of one device (zeros if it never allocated); our addition. Fills
+ *        8 values: bytes_in_use, bytes_cached, peak_bytes_in_use, bytes_requested_peak,
+ *        alloc_count, pool_hits, pool_misses, free_count.
+ */
+MXNET_DLL int MXStorageGetStats(int dev_type, int dev_id, uint64_t* out_stats);
+
 #endif  // MXNET_C_API_H_

@@ -19,7 +19,7 @@ namespace mxnet {
 struct StorageStats {
   size_t bytes_in_use{0};          // rounded bytes handed out and not yet freed
   size_t bytes_cached{0};          // rounded bytes held in the pool's free lists
-  size_t peak_bytes_in_use{0};     // high-water mark of bytes_in_use + bytes_cached (held)
+  size_t peak_bytes_in_use{0};     // high-water mark of bytes_in_use
   size_t bytes_requested_peak{0};  // high-water mark of requested (unrounded) live bytes
   uint64_t alloc_count{0};         // successful Alloc calls of a non-zero size
   uint64_t pool_hits{0};           // allocations served from the free lists
