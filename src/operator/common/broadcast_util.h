@@ -113,18 +113,21 @@ inline void ForEachBroadcastRow(const BroadcastPlan& p, Body body) {
 }
 
 /*! \brief out = f(a, b) with broadcasting; out has the broadcast shape. */
-template <typename T, typename F>
+template <typename T, typename C = compute_t<T>, typename F>
 inline void BroadcastBinary(const TShape& as, const T* a, const TShape& bs, const T* b, const TShape& os,
-                            T* out, F f) {
-  using C = compute_t<T>;
-  if (as == os && bs == os) return MapBinary(a, b, out, os.Size(), f);
+                            T* out, OpReqType req, F f) {
+  if (req == kNullOp) return;
+  if (as == os && bs == os) return MapBinary<T, C>(a, b, out, os.Size(), req, f);
   const BroadcastPlan p = MakeBroadcastPlan({as, bs}, os);
   ForEachBroadcastRow(p, [&](const int64_t* off, int64_t len, const int64_t* st, int64_t o) {
     const T* pa = a + off[0];
     const T* pb = b + off[1];
     T* po = out + o;
     const int64_t sa = st[0], sb = st[1];
-    if (sa == 1 && sb == 0) {
+    if (req == kAddTo) {
+      for (int64_t i = 0; i < len; ++i)
+        Store(po + i, req, f(static_cast<C>(pa[i * sa]), static_cast<C>(pb[i * sb])));
+    } else if (sa == 1 && sb == 0) {
       const C vb = static_cast<C>(pb[0]);
       for (int64_t i = 0; i < len; ++i) po[i] = static_cast<T>(f(static_cast<C>(pa[i]), vb));
     } else if (sa == 0 && sb == 1) {
@@ -139,17 +142,18 @@ inline void BroadcastBinary(const TShape& as, const T* a, const TShape& bs, cons
 
 /*! \brief Strided copy of `in` broadcast to `os` (broadcast_to and friends). */
 template <typename T>
-inline void BroadcastCopy(const TShape& is, const T* in, const TShape& os, T* out) {
+inline void BroadcastCopy(const TShape& is, const T* in, const TShape& os, T* out, OpReqType req) {
+  if (req == kNullOp) return;
   if (is.Size() == os.Size()) {
     ParallelChunks(os.Size(), [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i) out[i] = in[i];
+      for (int64_t i = b; i < e; ++i) Store(out + i, req, in[i]);
     });
     return;
   }
   const BroadcastPlan p = MakeBroadcastPlan({is}, os);
   ForEachBroadcastRow(p, [&](const int64_t* off, int64_t len, const int64_t* st, int64_t o) {
     const T* pi = in + off[0];
-    for (int64_t i = 0; i < len; ++i) out[o + i] = pi[i * st[0]];
+    for (int64_t i = 0; i < len; ++i) Store(out + o + i, req, pi[i * st[0]]);
   });
 }
 

@@ -7,7 +7,9 @@
 #define MXNET_OPERATOR_COMMON_ELEMWISE_KERNELS_H_
 
 #include <cstdint>
+#include <type_traits>
 
+#include "mxnet/op.h"
 #include "mxnet/tensor.h"
 #include "operator/common/parallel.h"
 
@@ -29,56 +31,91 @@ struct ComputeT<bf16_t> {
 };
 template <typename T>
 using compute_t = typename ComputeT<T>::type;
+/*!
+ * \brief Compute type for math that is not closed over integers (sqrt, 1/x, gradients):
+ *        integers and bool go through double, so nothing traps on integer division by zero.
+ */
+template <typename T>
+using real_compute_t = std::conditional_t<std::is_integral_v<T>, double, compute_t<T>>;
+
+/*!
+ * \brief Stores v into *out under req. The write-only case is a plain store so loops
+ *        that call it stay vectorisable; kAddTo accumulates in the compute type.
+ */
+template <typename T, typename V>
+inline void Store(T* out, OpReqType req, V v) {
+  if (req == kAddTo) {
+    *out = static_cast<T>(static_cast<compute_t<T>>(*out) + static_cast<compute_t<T>>(v));
+  } else {
+    *out = static_cast<T>(v);
+  }
+}
 
 /*! \brief out[i] = f(in[i]) in the compute type; in and out may alias. */
-template <typename T, typename F>
-inline void MapUnary(const T* in, T* out, int64_t n, F f) {
-  using C = compute_t<T>;
+template <typename T, typename C = compute_t<T>, typename F>
+inline void MapUnary(const T* in, T* out, int64_t n, OpReqType req, F f) {
+  if (req == kNullOp) return;
   ParallelChunks(n, [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i) out[i] = static_cast<T>(f(static_cast<C>(in[i])));
+    if (req == kAddTo) {
+      for (int64_t i = b; i < e; ++i) Store(out + i, req, f(static_cast<C>(in[i])));
+    } else {
+      for (int64_t i = b; i < e; ++i) out[i] = static_cast<T>(f(static_cast<C>(in[i])));
+    }
   });
 }
 
 /*! \brief out[i] = f(a[i], b[i]); any of the three may alias. */
-template <typename T, typename F>
-inline void MapBinary(const T* a, const T* b, T* out, int64_t n, F f) {
-  using C = compute_t<T>;
+template <typename T, typename C = compute_t<T>, typename F>
+inline void MapBinary(const T* a, const T* b, T* out, int64_t n, OpReqType req, F f) {
+  if (req == kNullOp) return;
   ParallelChunks(n, [&](int64_t s, int64_t e) {
-    for (int64_t i = s; i < e; ++i) out[i] = static_cast<T>(f(static_cast<C>(a[i]), static_cast<C>(b[i])));
+    if (req == kAddTo) {
+      for (int64_t i = s; i < e; ++i) Store(out + i, req, f(static_cast<C>(a[i]), static_cast<C>(b[i])));
+    } else {
+      for (int64_t i = s; i < e; ++i) out[i] = static_cast<T>(f(static_cast<C>(a[i]), static_cast<C>(b[i])));
+    }
   });
 }
 
 /*! \brief out[i] = f(a[i], b[i], c[i]). */
-template <typename T, typename F>
-inline void MapTernary(const T* a, const T* b, const T* c, T* out, int64_t n, F f) {
-  using C = compute_t<T>;
+template <typename T, typename C = compute_t<T>, typename F>
+inline void MapTernary(const T* a, const T* b, const T* c, T* out, int64_t n, OpReqType req, F f) {
+  if (req == kNullOp) return;
   ParallelChunks(n, [&](int64_t s, int64_t e) {
     for (int64_t i = s; i < e; ++i)
-      out[i] = static_cast<T>(f(static_cast<C>(a[i]), static_cast<C>(b[i]), static_cast<C>(c[i])));
+      Store(out + i, req, f(static_cast<C>(a[i]), static_cast<C>(b[i]), static_cast<C>(c[i])));
   });
 }
 
 /*! \brief Copies n elements converting between storage types (through the compute type of the source). */
 template <typename S, typename D>
-inline void CastCopy(const S* in, D* out, int64_t n) {
+inline D CastValue(S v) {
+  if constexpr (std::is_same_v<D, bool>) {
+    return static_cast<compute_t<S>>(v) != compute_t<S>(0);
+  } else if constexpr (std::is_same_v<D, half_t> || std::is_same_v<D, bf16_t>) {
+    return D(static_cast<float>(static_cast<compute_t<S>>(v)));
+  } else {
+    return static_cast<D>(static_cast<compute_t<S>>(v));
+  }
+}
+template <typename S, typename D>
+inline void CastCopy(const S* in, D* out, int64_t n, OpReqType req) {
+  if (req == kNullOp) return;
   ParallelChunks(n, [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i) {
-      if constexpr (std::is_same_v<D, bool>) {
-        out[i] = static_cast<compute_t<S>>(in[i]) != compute_t<S>(0);
-      } else if constexpr (std::is_same_v<D, half_t> || std::is_same_v<D, bf16_t>) {
-        out[i] = D(static_cast<float>(static_cast<compute_t<S>>(in[i])));
-      } else {
-        out[i] = static_cast<D>(static_cast<compute_t<S>>(in[i]));
-      }
-    }
+    for (int64_t i = b; i < e; ++i) Store(out + i, req, CastValue<S, D>(in[i]));
   });
 }
 
 /*! \brief out[i] = v. */
 template <typename T>
-inline void Fill(T* out, int64_t n, T v) {
+inline void Fill(T* out, int64_t n, T v, OpReqType req = kWriteTo) {
+  if (req == kNullOp) return;
   ParallelChunks(n, [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i) out[i] = v;
+    if (req == kAddTo) {
+      for (int64_t i = b; i < e; ++i) Store(out + i, req, v);
+    } else {
+      for (int64_t i = b; i < e; ++i) out[i] = v;
+    }
   });
 }
 

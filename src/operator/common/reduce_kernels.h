@@ -171,7 +171,8 @@ constexpr int64_t kReduceBlock = 1 << 15;
  *        accumulation type (see AccTypeFor).
  */
 template <typename R, typename A, typename T, typename O>
-inline void Reduce(const ReducePlan& p, const T* in, O* out) {
+inline void Reduce(const ReducePlan& p, const T* in, O* out, OpReqType req) {
+  if (req == kNullOp) return;
   using CT = compute_t<T>;
   auto one = [&](int64_t base, int64_t k0, int64_t k1) {
     A acc = R::template Init<A>();
@@ -190,11 +191,11 @@ inline void Reduce(const ReducePlan& p, const T* in, O* out) {
         part[b] = one(base, b * kReduceBlock, std::min(p.K, (b + 1) * kReduceBlock));
       A acc = R::template Init<A>();
       for (int64_t b = 0; b < nblocks; ++b) R::Combine(&acc, part[b]);
-      out[o] = static_cast<O>(R::Finalize(acc, p.K));
+      Store(out + o, req, R::Finalize(acc, p.K));
     }
     return;
   }
-  auto outer = [&](int64_t o) { out[o] = static_cast<O>(R::Finalize(one(KeptOffset(p, o), 0, p.K), p.K)); };
+  auto outer = [&](int64_t o) { Store(out + o, req, R::Finalize(one(KeptOffset(p, o), 0, p.K), p.K)); };
   if (UseParallel(p.M * p.K) && p.M > 1) {
 #pragma omp parallel for schedule(static)
     for (int64_t o = 0; o < p.M; ++o) outer(o);
@@ -208,7 +209,8 @@ inline void Reduce(const ReducePlan& p, const T* in, O* out) {
  *        NaN counts as the extreme, as in numpy.
  */
 template <bool kMax, typename T, typename O>
-inline void ArgReduce(const ReducePlan& p, const T* in, O* out) {
+inline void ArgReduce(const ReducePlan& p, const T* in, O* out, OpReqType req) {
+  if (req == kNullOp) return;
   using C = compute_t<T>;
   auto outer = [&](int64_t o) {
     int64_t best = 0, k = 0;
@@ -227,7 +229,7 @@ inline void ArgReduce(const ReducePlan& p, const T* in, O* out) {
       }
       ++k;
     });
-    out[o] = static_cast<O>(static_cast<compute_t<O>>(best));
+    Store(out + o, req, static_cast<compute_t<O>>(best));
   };
   if (UseParallel(p.M * p.K) && p.M > 1) {
 #pragma omp parallel for schedule(static)

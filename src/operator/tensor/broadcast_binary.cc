@@ -1,0 +1,136 @@
+/*!
+ * \file broadcast_binary.cc
+ * \brief broadcast_add ... broadcast_logical_xor (NumPy broadcasting) and their
+ *        gradients, which sum the element-wise gradient over each input's broadcast axes.
+ */
+#include <string>
+#include <vector>
+
+#include "mxnet/op.h"
+#include "operator/common/binary_functors.h"
+#include "operator/common/broadcast_util.h"
+#include "operator/common/reduce_kernels.h"
+
+namespace mxnet {
+namespace op {
+namespace {
+
+bool BroadcastBinaryShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
+  const TShape& a = (*in)[0];
+  const TShape& b = (*in)[1];
+  if (a.ndim() < 0 || b.ndim() < 0) return false;
+  TShape o;
+  MX_CHECK_KIND(BroadcastShapes(a, b, &o), "ValueError")
+      << attrs.op->name << ": operands could not be broadcast together with shapes " << a << " " << b;
+  AssignShape(attrs, &(*out)[0], o, "output", 0);
+  return o.IsKnown();
+}
+
+template <typename OP>
+void BroadcastCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                      const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  MXNET_TYPE_SWITCH(in[0].type_flag_, DType, {
+    BroadcastBinary(in[0].shape_, in[0].dptr<DType>(), in[1].shape_, in[1].dptr<DType>(), out[0].shape_,
+                    out[0].dptr<DType>(), req[0], [](compute_t<DType> a, compute_t<DType> b) { return OP::Fwd(a, b); });
+  });
+}
+
+/*! \brief Sums `full` (shape os, compute type C) down to shape `ts` into dst. */
+template <typename C, typename DType>
+void SumToShape(const C* full, const TShape& os, const TShape& ts, DType* dst, OpReqType req) {
+  std::vector<bool> reduce(os.ndim());
+  for (int i = 0; i < os.ndim(); ++i) {
+    const int ti = ts.ndim() - os.ndim() + i;
+    reduce[i] = (ti < 0 || ts[ti] == 1) && os[i] != 1;
+  }
+  Reduce<SumReducer, C>(MakeReducePlan(os, reduce), full, dst, req);
+}
+
+/*! \brief (ograd, a, b) -> (grad a, grad b), each summed to its input's shape. */
+template <typename OP>
+void BroadcastBackward(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                       const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  MXNET_TYPE_SWITCH(in[0].type_flag_, DType, {
+    using C = real_compute_t<DType>;
+    const TShape& os = in[0].shape_;
+    const int64_t n = os.Size();
+    C* tmp = static_cast<C*>(ctx.requested[0].GetSpace(sizeof(C) * (n > 0 ? n : 1)));
+    const DType* g = in[0].dptr<DType>();
+    const DType* a = in[1].dptr<DType>();
+    const DType* b = in[2].dptr<DType>();
+    // Broadcast a and b against ograd's shape with a ternary walk.
+    const BroadcastPlan p = MakeBroadcastPlan({os, in[1].shape_, in[2].shape_}, os);
+    for (int side = 0; side < 2; ++side) {
+      if (req[side] == kNullOp) continue;
+      ForEachBroadcastRow(p, [&](const int64_t* off, int64_t len, const int64_t* st, int64_t o) {
+        for (int64_t i = 0; i < len; ++i) {
+          const C gv = static_cast<C>(g[off[0] + i * st[0]]);
+          const C av = static_cast<C>(a[off[1] + i * st[1]]);
+          const C bv = static_cast<C>(b[off[2] + i * st[2]]);
+          tmp[o + i] = C(gv * (side == 0 ? OP::LGrad(av, bv) : OP::RGrad(av, bv)));
+        }
+      });
+      SumToShape(tmp, os, out[side].shape_, out[side].dptr<DType>(), req[side]);
+    }
+  });
+}
+
+bool IsComparison(const std::string& n) {
+  return n == "equal" || n == "not_equal" || n == "greater" || n == "greater_equal" || n == "lesser" ||
+         n == "lesser_equal" || n == "logical_and" || n == "logical_or" || n == "logical_xor";
+}
+
+template <typename OP>
+void RegisterBroadcastBinary(const std::string& row) {
+  const std::string name = "broadcast_" + row;
+  Op& op = OpRegistry::Get()->Register(name);
+  if (row == "add") op.add_alias("broadcast_plus");
+  if (row == "sub") op.add_alias("broadcast_minus");
+  op.describe("Returns element-wise " + row +
+              " of the input arrays with broadcasting: shapes are right-aligned and each dimension must be "
+              "equal or 1. Comparisons return 1 or 0 in the input dtype.")
+      .set_num_inputs(2)
+      .set_num_outputs(1)
+      .add_argument("lhs", "NDArray-or-Symbol", "First input to the function")
+      .add_argument("rhs", "NDArray-or-Symbol", "Second input to the function")
+      .set_infer_shape(BroadcastBinaryShape)
+      .set_infer_type(ElemwiseType)
+      .set_compute(Context::kCPU, BroadcastCompute<OP>);
+  if (IsComparison(row)) {
+    op.set_gradient(ZeroGrads);
+    return;
+  }
+  const std::string bwd = "_backward_" + name;
+  op.set_gradient([bwd](const NodePtr& n, const std::vector<NodeEntry>& og) {
+    return MakeNodeOutputs(bwd, n->attrs.name + "_backward", {og[0], n->inputs[0], n->inputs[1]});
+  });
+  OpRegistry::Get()
+      ->Register(bwd)
+      .describe("Gradient of " + name + ": the element-wise gradient summed over each input's broadcast axes.")
+      .set_num_inputs(3)
+      .set_num_outputs(2)
+      .add_argument("ograd", "NDArray-or-Symbol", "Gradient of the output.")
+      .add_argument("lhs", "NDArray-or-Symbol", "Forward lhs.")
+      .add_argument("rhs", "NDArray-or-Symbol", "Forward rhs.")
+      .set_infer_shape([](const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
+        AssignShape(attrs, &(*out)[0], (*in)[1], "output", 0);
+        AssignShape(attrs, &(*out)[1], (*in)[2], "output", 1);
+        return (*out)[0].IsKnown() && (*out)[1].IsKnown();
+      })
+      .set_infer_type(ElemwiseType)
+      .set_resource_request(std::vector<ResourceRequest>{ResourceRequest::kTempSpace})
+      .set_compute(Context::kCPU, BroadcastBackward<OP>);
+}
+
+struct Registrar {
+  Registrar() {
+#define MXNET_REGISTER_BROADCAST_BINARY(name, fwd, lg, rg) RegisterBroadcastBinary<binary::name>(#name);
+    MXNET_BINARY_MATH_OPS(MXNET_REGISTER_BROADCAST_BINARY)
+#undef MXNET_REGISTER_BROADCAST_BINARY
+  }
+};
+const Registrar registrar;
+
+}  // namespace
+}  // namespace op
+}  // namespace mxnet

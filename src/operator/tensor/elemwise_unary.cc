@@ -1,0 +1,127 @@
+/*!
+ * \file elemwise_unary.cc
+ * \brief Element-wise unary math (abs ... logical_not): one registration per row of
+ *        MXNET_UNARY_MATH_OPS, each with a `_backward_<name>` op computing
+ *        ograd * f'(x) from the output gradient and the input.
+ */
+#include <cstring>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "mxnet/op.h"
+#include "operator/common/elemwise_kernels.h"
+#include "operator/common/unary_functors.h"
+
+namespace mxnet {
+namespace op {
+namespace {
+
+template <typename OP>
+void UnaryCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                  const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  MXNET_TYPE_SWITCH(in[0].type_flag_, DType, {
+    using C = real_compute_t<DType>;
+    MapUnary<DType, C>(in[0].dptr<DType>(), out[0].dptr<DType>(), in[0].Size(), req[0],
+                       [](C x) { return OP::Fwd(x); });
+  });
+}
+
+/*! \brief inputs (ograd, x) -> ograd * f'(x). */
+template <typename OP>
+void UnaryBackward(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                   const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  MXNET_TYPE_SWITCH(in[0].type_flag_, DType, {
+    using C = real_compute_t<DType>;
+    MapBinary<DType, C>(in[0].dptr<DType>(), in[1].dptr<DType>(), out[0].dptr<DType>(), in[0].Size(), req[0],
+                        [](C g, C x) { return C(g * OP::Grad(x)); });
+  });
+}
+
+/*! \brief Rounding, sign and logical ops: MXNet defines their gradient as zero. */
+bool HasZeroGradient(const char* name) {
+  static const std::unordered_set<std::string> zero = {"sign",  "floor", "ceil", "round",
+                                                       "rint",  "trunc", "fix",  "logical_not"};
+  return zero.count(name) != 0;
+}
+
+const char* UnaryDoc(const std::string& name) {
+  static const std::unordered_map<std::string, const char*> docs = {
+      {"abs", "Returns element-wise absolute value of the input."},
+      {"sign", "Returns element-wise sign of the input (-1, 0 or 1)."},
+      {"negative", "Numerical negative of the argument, element-wise."},
+      {"reciprocal", "Returns the reciprocal 1/x of the argument, element-wise."},
+      {"square", "Returns element-wise squared value of the input."},
+      {"sqrt", "Returns element-wise square-root value of the input."},
+      {"rsqrt", "Returns element-wise inverse square-root value of the input."},
+      {"cbrt", "Returns element-wise cube-root value of the input."},
+      {"exp", "Returns element-wise exponential value of the input."},
+      {"expm1", "Returns exp(x) - 1 computed element-wise, accurate for small x."},
+      {"log", "Returns element-wise natural logarithm of the input."},
+      {"log1p", "Returns element-wise log(1 + x), accurate for small x."},
+      {"log2", "Returns element-wise base-2 logarithm of the input."},
+      {"log10", "Returns element-wise base-10 logarithm of the input."},
+      {"sin", "Computes the element-wise sine of the input (radians)."},
+      {"cos", "Computes the element-wise cosine of the input (radians)."},
+      {"tan", "Computes the element-wise tangent of the input (radians)."},
+      {"arcsin", "Returns element-wise inverse sine of the input."},
+      {"arccos", "Returns element-wise inverse cosine of the input."},
+      {"arctan", "Returns element-wise inverse tangent of the input."},
+      {"sinh", "Returns the hyperbolic sine of the input, element-wise."},
+      {"cosh", "Returns the hyperbolic cosine of the input, element-wise."},
+      {"tanh", "Returns the hyperbolic tangent of the input, element-wise."},
+      {"arcsinh", "Returns the inverse hyperbolic sine of the input, element-wise."},
+      {"arccosh", "Returns the inverse hyperbolic cosine of the input, element-wise."},
+      {"arctanh", "Returns the inverse hyperbolic tangent of the input, element-wise."},
+      {"degrees", "Converts each element of the input from radians to degrees."},
+      {"radians", "Converts each element of the input from degrees to radians."},
+      {"sigmoid", "Computes sigmoid 1 / (1 + exp(-x)) of x element-wise."},
+      {"relu", "Computes rectified linear max(x, 0) element-wise."},
+      {"softsign", "Computes softsign x / (1 + |x|) element-wise."},
+      {"erf", "Returns element-wise gauss error function of the input."},
+      {"erfinv", "Returns element-wise inverse gauss error function of the input."},
+      {"gamma", "Returns the gamma function (extension of the factorial) of the input, element-wise."},
+      {"gammaln", "Returns element-wise log of the absolute value of the gamma function of the input."},
+      {"floor", "Returns element-wise floor of the input."},
+      {"ceil", "Returns element-wise ceiling of the input."},
+      {"round", "Returns element-wise rounded value to the nearest integer, halves away from zero."},
+      {"rint", "Returns element-wise rounded value to the nearest integer, halves to even."},
+      {"trunc", "Return the element-wise truncated value of the input (towards zero)."},
+      {"fix", "Returns element-wise rounded value to the nearest integer towards zero."},
+      {"logical_not", "Returns the result of logical NOT (!) function: 1 where x is 0, else 0."},
+  };
+  auto it = docs.find(name);
+  return it == docs.end() ? "" : it->second;
+}
+
+#define MXNET_REGISTER_UNARY(opname, fwd, grad)                                                          \
+  MXNET_REGISTER_OP(opname)                                                                              \
+      .describe(UnaryDoc(#opname))                                                                       \
+      .set_num_inputs(1)                                                                               \
+      .set_num_outputs(1)                                                                              \
+      .add_argument("data", "NDArray-or-Symbol", "The input array.")                                   \
+      .set_infer_shape(ElemwiseShape)                                                                  \
+      .set_infer_type(ElemwiseType)                                                                    \
+      .set_inplace_option([](const NodeAttrs&) { return InplacePairs{{0, 0}}; })                       \
+      .set_compute(Context::kCPU, UnaryCompute<unary::opname>)                                           \
+      .set_gradient([](const NodePtr& n, const std::vector<NodeEntry>& og) {                           \
+        if (HasZeroGradient(#opname)) return ZeroGrads(n, og);                                           \
+        return std::vector<NodeEntry>{                                                                 \
+            MakeNode("_backward_" #opname, n->attrs.name + "_backward", {og[0], n->inputs[0]})};         \
+      });                                                                                              \
+  MXNET_REGISTER_OP(_backward_##opname)                                                                  \
+      .describe("Gradient of " #opname ": ograd * d" #opname "/dx.")                                       \
+      .set_num_inputs(2)                                                                               \
+      .set_num_outputs(1)                                                                              \
+      .add_argument("ograd", "NDArray-or-Symbol", "Gradient of the output.")                           \
+      .add_argument("data", "NDArray-or-Symbol", "The forward input.")                                 \
+      .set_infer_shape(ElemwiseShape)                                                                  \
+      .set_infer_type(ElemwiseType)                                                                    \
+      .set_inplace_option([](const NodeAttrs&) { return InplacePairs{{0, 0}}; })                       \
+      .set_compute(Context::kCPU, UnaryBackward<unary::opname>);
+
+MXNET_UNARY_MATH_OPS(MXNET_REGISTER_UNARY)
+
+}  // namespace
+}  // namespace op
+}  // namespace mxnet
