@@ -1,0 +1,106 @@
+#include "profiler/trace_writer.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+
+#include "mxnet/error.h"
+#include "profiler/categories.h"
+#include "profiler/devices.h"
+#include "profiler/json_text.h"
+
+namespace mxnet {
+namespace profiler {
+
+namespace {
+std::string ProcessName(uint64_t pid, const std::string& name) {
+  return ",\n        {\"ph\": \"M\", \"args\": {\"name\": " + JsonString(name) + "}, \"pid\": " + std::to_string(pid) +
+         ", \"name\": \"process_name\"}";
+}
+// Non-device events live in a "process" per category, keyed by the hash of its name.
+uint64_t CategoryPid(const std::string& category) { return std::hash<std::string>()(category); }
+}  // namespace
+
+void TraceWriter::AppendEvent(std::string* out, const Record& r, const char* ph, int64_t ts, const std::string& cat,
+                              uint64_t pid, const std::string& extra) {
+  *out += ",\n        {\"name\": " + JsonString(r.name) + ", \"cat\": " + JsonString(cat) + ", \"ph\": \"" + ph +
+          "\", \"ts\": " + std::to_string(ts) + extra + ", \"pid\": " + std::to_string(pid) +
+          ", \"tid\": " + std::to_string(r.tid) + "}";
+}
+
+void TraceWriter::AppendRecord(std::string* out, const Record& r) {
+  if (r.kind == RecordKind::kOperator) {
+    const uint64_t pid = static_cast<uint64_t>(r.device_slot);
+    AppendEvent(out, r, "B", r.start_us, "operator", pid, "");
+    AppendEvent(out, r, "E", r.end_us, "operator", pid, "");
+    return;
+  }
+  const std::string category = CategoryName(r.category);
+  const uint64_t pid = CategoryPid(category);
+  if (announced_.insert(r.category).second) *out += ProcessName(pid, category);
+  const std::string id = ", \"id\": " + std::to_string(r.tid);
+  switch (r.kind) {
+    case RecordKind::kApiCall:
+    case RecordKind::kTask:
+      AppendEvent(out, r, "b", r.start_us, category, pid, id);
+      AppendEvent(out, r, "e", r.end_us, category, pid, id);
+      break;
+    case RecordKind::kFrame:
+      AppendEvent(out, r, "(", r.start_us, category, pid, "");
+      AppendEvent(out, r, ")", r.end_us, category, pid, "");
+      break;
+    case RecordKind::kEvent:
+      AppendEvent(out, r, "B", r.start_us, category, pid, "");
+      AppendEvent(out, r, "E", r.end_us, category, pid, "");
+      break;
+    case RecordKind::kCounter:
+      AppendEvent(out, r, "C", r.start_us, category, pid,
+                  ", \"args\": {" + JsonString(r.name) + ": " + std::to_string(r.value) + "}");
+      break;
+    case RecordKind::kMarker:
+      AppendEvent(out, r, "n", r.start_us, category + ",instant_marker", pid,
+                  std::string(", \"s\": \"") + r.scope + "\"");
+      break;
+    case RecordKind::kMemAlloc:
+      AppendEvent(out, r, "i", r.start_us, category, pid,
+                  ", \"s\": \"t\", \"args\": {\"requested\": " + std::to_string(r.value) +
+                      ", \"actual\": " + std::to_string(r.extra) + ", \"pool_hit\": " +
+                      (r.pool_hit ? "true" : "false") + "}");
+      break;
+    case RecordKind::kMemFree:
+      AppendEvent(out, r, "i", r.start_us, category, pid,
+                  ", \"s\": \"t\", \"args\": {\"size\": " + std::to_string(r.value) + "}");
+      break;
+    default:
+      break;
+  }
+}
+
+void TraceWriter::Write(const std::string& path, const std::vector<Record>& records, bool finished) {
+  std::string text;
+  const bool starting = !open_;
+  if (starting) {
+    path_ = path;
+    announced_.clear();
+    text = "{\n    \"traceEvents\": [\n";
+    // Metadata first, one per device slot; each later event starts with ",\n".
+    for (int slot = 0; slot < DeviceSlotCount(); ++slot) {
+      std::string meta = ProcessName(static_cast<uint64_t>(slot), DeviceSlotName(slot));
+      text += slot == 0 ? meta.substr(2) : meta;
+    }
+  }
+  for (const Record& r : records) AppendRecord(&text, r);
+  if (finished) text += "\n    ],\n    \"displayTimeUnit\": \"ms\"\n}\n";
+
+  FILE* f = std::fopen(path_.c_str(), starting ? "w" : "a");
+  MX_CHECK_KIND(f != nullptr, "IOError") << "Profiler: cannot open '" << path_ << "' for writing: " << std::strerror(errno);
+  const size_t written = std::fwrite(text.data(), 1, text.size(), f);
+  const bool closed = std::fclose(f) == 0;
+  const bool ok = written == text.size() && closed;
+  MX_CHECK_KIND(ok, "IOError") << "Profiler: failed writing '" << path_ << "': " << std::strerror(errno);
+  open_ = !finished;
+}
+
+}  // namespace profiler
+}  // namespace mxnet
