@@ -1,0 +1,135 @@
+/*!
+ * \file ndarray.h
+ * \brief NDArray: a typed, shaped view of a storage chunk that carries an engine var.
+ *        Views (Reshape, Slice along axis 0, At) share the chunk and hence the var, so the
+ *        engine orders every read and write of the memory. Copying an NDArray object copies
+ *        the view (cheap); the chunk is freed through the engine when the last view goes.
+ */
+#ifndef MXNET_NDARRAY_H_
+#define MXNET_NDARRAY_H_
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mxnet/base.h"
+#include "mxnet/engine.h"
+#include "mxnet/op.h"
+#include "mxnet/storage.h"
+#include "mxnet/tensor.h"
+
+namespace mxnet {
+
+class NDArray {
+ public:
+  /*! \brief A "none" array: no shape, no storage. */
+  NDArray() = default;
+  /*! \brief delay_alloc: memory is allocated on first write (or data()). */
+  NDArray(const TShape& shape, Context ctx, bool delay_alloc = false, int dtype = kFloat32);
+
+  bool is_none() const { return chunk_ == nullptr; }
+  const TShape& shape() const { return shape_; }
+  int dtype() const { return dtype_; }
+  Context ctx() const { return chunk_ ? chunk_->ctx : Context(); }
+  int64_t Size() const { return shape_.Size(); }
+  /*! \brief Byte offset of this view into its chunk. */
+  int64_t byte_offset() const { return byte_offset_; }
+  engine::VarHandle var() const { return chunk_ ? chunk_->var : nullptr; }
+  /*! \brief The tensor kernels see; allocates delayed storage. Only valid inside an engine op or after a wait. */
+  TBlob data() const;
+  /*! \brief Allocates delayed storage now (from the thread that pushes the write). */
+  void CheckAndAlloc() const;
+  /*! \brief Whether two arrays share a chunk (views of one allocation). */
+  bool SameChunk(const NDArray& o) const { return chunk_ && chunk_ == o.chunk_; }
+  bool SameData(const NDArray& o) const { return SameChunk(o) && byte_offset_ == o.byte_offset_; }
+
+  // ---- views (share memory and var) ----
+  /*! \brief Same data, new shape of equal size. */
+  NDArray Reshape(const TShape& shape) const;
+  /*! \brief Rows [begin, end) along axis 0. */
+  NDArray Slice(int64_t begin, int64_t end) const;
+  /*! \brief Row idx, axis 0 removed. */
+  NDArray At(int64_t idx) const;
+  /*! \brief Same view without its autograd history. */
+  NDArray Detach() const {
+    NDArray r = *this;
+    r.entry_ = op::NodeEntry();
+    return r;
+  }
+
+  // ---- synchronisation and host copies ----
+  void WaitToRead() const;
+  void WaitToWrite() const;
+  /*! \brief Copies nelem elements (must equal Size()) from host memory; blocks until written. */
+  void SyncCopyFromCPU(const void* data, size_t nelem) const;
+  /*! \brief Waits for pending writes, copies nelem elements (must equal Size()) to host memory. */
+  void SyncCopyToCPU(void* data, size_t nelem) const;
+
+  // ---- autograd ----
+  /*! \brief The graph entry that produced this array (empty if not recorded or marked). */
+  const op::NodeEntry& entry() const { return entry_; }
+  op::NodeEntry& entry() { return entry_; }
+  /*! \brief Number of writes pushed to the chunk; bumped by every push that writes it. */
+  uint32_t version() const { return chunk_ ? chunk_->version.load() : 0; }
+  void BumpVersion() const {
+    if (chunk_) chunk_->version.fetch_add(1);
+  }
+  /*! \brief "fresh gradient" flag (MXNDArraySetGradState). */
+  bool fresh_grad() const { return chunk_ && chunk_->fresh_grad; }
+  void set_fresh_grad(bool v) const {
+    if (chunk_) chunk_->fresh_grad = v;
+  }
+
+ private:
+  /*! \brief One allocation and its engine var. */
+  struct Chunk {
+    Storage::Handle handle;
+    Context ctx;
+    engine::VarHandle var{nullptr};
+    size_t bytes{0};
+    bool delay_alloc{false};
+    std::atomic<uint32_t> version{0};
+    bool fresh_grad{false};
+    Chunk(size_t nbytes, Context c, bool delay);
+    ~Chunk();
+    void Alloc();
+  };
+
+  std::shared_ptr<Chunk> chunk_;
+  TShape shape_;
+  int dtype_{kFloat32};
+  int64_t byte_offset_{0};
+  op::NodeEntry entry_;
+};
+
+/*!
+ * \brief Pushes a copy from -> to through the engine (reads from's var, writes to's var).
+ *        Shapes must have equal size; dtypes may differ (converted). Across devices the
+ *        engine op carries kCopyFromGPU / kCopyToGPU.
+ */
+void CopyFromTo(const NDArray& from, const NDArray& to, int priority = 0);
+
+/*!
+ * \brief MXNet's .params format (formats.md (a)): a list of arrays and optional names.
+ *        Load validates every count and size against the input length before allocating;
+ *        errors name the source and the byte offset.
+ */
+void NDArraySaveList(std::string* out, const std::vector<NDArray>& arrays, const std::vector<std::string>& names);
+void NDArrayLoadList(const char* data, size_t size, const std::string& source, std::vector<NDArray>* arrays,
+                     std::vector<std::string>* names);
+/*! \brief Writes to a temporary file beside fname and renames it over fname. */
+void NDArraySaveFile(const std::string& fname, const std::vector<NDArray>& arrays,
+                     const std::vector<std::string>& names);
+void NDArrayLoadFile(const std::string& fname, std::vector<NDArray>* arrays, std::vector<std::string>* names);
+/*! \brief One record without the list header (pickling: MXNDArraySaveRawBytes). */
+void NDArraySaveRecord(std::string* out, const NDArray& arr);
+NDArray NDArrayLoadRecord(const char* data, size_t size, const std::string& source);
+
+/*! \brief Reshape target with MXNet's special codes 0, -1, -2, -3, -4 (operators.md), optional reverse. */
+TShape InferReshape(const TShape& target, const TShape& in, bool reverse);
+
+}  // namespace mxnet
+
+#endif  // MXNET_NDARRAY_H_

@@ -1,0 +1,155 @@
+/*!
+ * \file ndarray.cc
+ * \brief NDArray chunks, views, waits, host copies and engine-pushed copies.
+ */
+#include "mxnet/ndarray.h"
+
+#include <cstring>
+
+namespace mxnet {
+
+NDArray::Chunk::Chunk(size_t nbytes, Context c, bool delay) : ctx(c), bytes(nbytes), delay_alloc(delay) {
+  var = Engine::Get()->NewVariable();
+  if (!delay) Alloc();
+}
+
+void NDArray::Chunk::Alloc() {
+  if (!delay_alloc && handle.dptr) return;
+  handle = Storage::Get()->Alloc(bytes, ctx);
+  delay_alloc = false;
+}
+
+NDArray::Chunk::~Chunk() {
+  // The memory may still be read or written by pushed ops: free it after they ran.
+  Storage::Handle h = handle;
+  Engine::Get()->DeleteVariable(
+      [h](RunContext) {
+        if (h.dptr) Storage::Get()->Free(h);
+      },
+      ctx, var);
+}
+
+NDArray::NDArray(const TShape& shape, Context ctx, bool delay_alloc, int dtype) : shape_(shape), dtype_(dtype) {
+  MX_CHECK_KIND(shape.ndim() >= 0, "ValueError") << "cannot create an array of unknown shape";
+  for (dim_t d : shape.dims())
+    MX_CHECK_KIND(d >= 0, "ValueError") << "cannot create an array with negative or unknown dimension: shape "
+                                        << shape;
+  const size_t elem = DTypeSize(dtype);
+  const int64_t n = shape.Size();
+  // Overflow of n * elem would wrap to a small allocation; refuse it as out of memory instead.
+  MX_CHECK_KIND(n == 0 || static_cast<uint64_t>(n) <= SIZE_MAX / elem, "MemoryError")
+      << "array of shape " << shape << " and dtype " << DTypeName(dtype) << " is too large";
+  chunk_ = std::make_shared<Chunk>(static_cast<size_t>(n) * elem, ctx, delay_alloc);
+}
+
+void NDArray::CheckAndAlloc() const {
+  if (chunk_ && chunk_->delay_alloc) chunk_->Alloc();
+}
+
+TBlob NDArray::data() const {
+  if (!chunk_) return TBlob(nullptr, shape_, dtype_, Context());
+  CheckAndAlloc();
+  char* base = static_cast<char*>(chunk_->handle.dptr);
+  return TBlob(base ? base + byte_offset_ : nullptr, shape_, dtype_, chunk_->ctx);
+}
+
+NDArray NDArray::Reshape(const TShape& shape) const {
+  MX_CHECK_KIND(!is_none(), "ValueError") << "cannot reshape a none array";
+  MX_CHECK_KIND(shape.IsKnown() && shape.Size() == Size(), "ValueError")
+      << "cannot reshape array of shape " << shape_ << " into shape " << shape;
+  NDArray r = *this;
+  r.shape_ = shape;
+  r.entry_ = op::NodeEntry();
+  return r;
+}
+
+NDArray NDArray::Slice(int64_t begin, int64_t end) const {
+  MX_CHECK_KIND(!is_none() && shape_.ndim() >= 1, "ValueError") << "cannot slice an array of shape " << shape_;
+  MX_CHECK_KIND(0 <= begin && begin <= end && end <= shape_[0], "IndexError")
+      << "slice [" << begin << ", " << end << ") out of range for axis 0 of shape " << shape_;
+  NDArray r = *this;
+  const int64_t row = shape_.ProdShape(1, shape_.ndim()) * static_cast<int64_t>(DTypeSize(dtype_));
+  r.byte_offset_ += begin * row;
+  r.shape_[0] = end - begin;
+  r.entry_ = op::NodeEntry();
+  return r;
+}
+
+NDArray NDArray::At(int64_t idx) const {
+  MX_CHECK_KIND(!is_none() && shape_.ndim() >= 1, "ValueError") << "cannot index an array of shape " << shape_;
+  MX_CHECK_KIND(0 <= idx && idx < shape_[0], "IndexError")
+      << "index " << idx << " is out of bounds for axis 0 with size " << shape_[0];
+  NDArray r = Slice(idx, idx + 1);
+  std::vector<dim_t> dims(shape_.begin() + 1, shape_.end());
+  r.shape_ = TShape(dims);
+  return r;
+}
+
+void NDArray::WaitToRead() const {
+  if (chunk_) Engine::Get()->WaitForVar(chunk_->var);
+}
+
+void NDArray::WaitToWrite() const {
+  if (!chunk_) return;
+  // Reads pushed before must also finish: a no-op write waits for them in the engine.
+  Engine::Get()->PushSync([](RunContext) {}, chunk_->ctx, {}, {chunk_->var}, FnProperty::kNormal, 0,
+                          "WaitToWrite");
+  Engine::Get()->WaitForVar(chunk_->var);
+}
+
+void NDArray::SyncCopyFromCPU(const void* src, size_t nelem) const {
+  MX_CHECK_KIND(!is_none(), "ValueError") << "cannot copy into a none array";
+  MX_CHECK_KIND(static_cast<int64_t>(nelem) == Size(), "ValueError")
+      << "SyncCopyFromCPU: array of shape " << shape_ << " has " << Size() << " elements, source has " << nelem;
+  MX_CHECK_KIND(ctx().IsHostMemory(), "ValueError") << "SyncCopyFromCPU to " << ctx().ToString()
+                                                    << " needs a CUDA build";
+  WaitToWrite();
+  TBlob dst = data();
+  if (nelem) std::memcpy(dst.dptr_, src, dst.Bytes());
+  BumpVersion();
+}
+
+void NDArray::SyncCopyToCPU(void* dst, size_t nelem) const {
+  MX_CHECK_KIND(!is_none(), "ValueError") << "cannot copy from a none array";
+  MX_CHECK_KIND(static_cast<int64_t>(nelem) == Size(), "ValueError")
+      << "SyncCopyToCPU: array of shape " << shape_ << " has " << Size() << " elements, target has " << nelem;
+  MX_CHECK_KIND(ctx().IsHostMemory(), "ValueError") << "SyncCopyToCPU from " << ctx().ToString()
+                                                    << " needs a CUDA build";
+  WaitToRead();
+  TBlob src = data();
+  if (nelem) std::memcpy(dst, src.dptr_, src.Bytes());
+}
+
+namespace {
+void CopyBlob(const TBlob& from, const TBlob& to) {
+  if (from.type_flag_ == to.type_flag_) {
+    if (from.dptr_ != to.dptr_) std::memmove(to.dptr_, from.dptr_, to.Bytes());
+    return;
+  }
+  MXNET_TYPE_SWITCH(from.type_flag_, SType, {
+    MXNET_TYPE_SWITCH(to.type_flag_, DType, {
+      const SType* s = static_cast<const SType*>(from.dptr_);
+      DType* d = static_cast<DType*>(to.dptr_);
+      for (int64_t i = 0, n = to.Size(); i < n; ++i) d[i] = static_cast<DType>(static_cast<double>(s[i]));
+    });
+  });
+}
+}  // namespace
+
+void CopyFromTo(const NDArray& from, const NDArray& to, int priority) {
+  MX_CHECK_KIND(!from.is_none() && !to.is_none(), "ValueError") << "copy between none arrays";
+  MX_CHECK_KIND(from.Size() == to.Size(), "ValueError")
+      << "copy from shape " << from.shape() << " to shape " << to.shape() << ": sizes differ";
+  MX_CHECK_KIND(from.ctx().IsHostMemory() && to.ctx().IsHostMemory(), "ValueError")
+      << "copy from " << from.ctx().ToString() << " to " << to.ctx().ToString() << " needs a CUDA build";
+  if (from.SameData(to) && from.dtype() == to.dtype()) return;
+  to.CheckAndAlloc();
+  from.CheckAndAlloc();
+  std::vector<engine::VarHandle> reads;
+  if (!from.SameChunk(to)) reads.push_back(from.var());
+  to.BumpVersion();
+  Engine::Get()->PushSync([from, to](RunContext) { CopyBlob(from.data(), to.data()); }, to.ctx(), reads, {to.var()},
+                          FnProperty::kNormal, priority, "CopyCPU2CPU");
+}
+
+}  // namespace mxnet
