@@ -25,6 +25,11 @@ endif()
 if(USE_OPENMP)
   find_package(OpenMP)
   mxnet_require(OpenMP_CXX_FOUND "libomp-dev (or a compiler with OpenMP)" "OpenMP (USE_OPENMP=ON)")
+else()
+  # Parallel loops are compiled out, but the thread-count API (omp_get_max_threads,
+  # omp_set_num_threads) is still called for accounting; link the runtime for it. It never
+  # starts a thread team, so sanitizer builds (TSAN) stay free of uninstrumented threads.
+  find_package(OpenMP QUIET)
 endif()
 
 if(USE_CUDNN OR USE_NCCL)
@@ -69,6 +74,8 @@ function(mxnet_link_dependencies target)
   endif()
   if(USE_OPENMP)
     target_link_libraries(${target} PUBLIC OpenMP::OpenMP_CXX)
+  elseif(OpenMP_CXX_LIBRARIES)
+    target_link_libraries(${target} PUBLIC ${OpenMP_CXX_LIBRARIES})
   endif()
   if(USE_CUDA)
     target_link_libraries(${target} PUBLIC CUDA::cudart CUDA::cublas CUDA::curand)

@@ -1,4 +1,6 @@
 // The process engine (chosen by MXNET_ENGINE_TYPE), the factory, PushSync and the profiler hooks.
+#include "mxnet/engine.h"
+
 #include <cstdlib>
 #include <string>
 
@@ -8,7 +10,6 @@
 #include "engine/engine_config.h"
 #include "engine/thread_policy.h"
 #include "engine/threaded_engine.h"
-#include "mxnet/engine.h"
 #include "mxnet/env.h"
 #include "mxnet/error.h"
 

@@ -136,12 +136,11 @@ void DeduplicateVars(std::vector<Var*>* const_vars, std::vector<Var*>* mutable_v
                       const_vars->end());
     return;
   }
-  const_vars->erase(std::remove_if(const_vars->begin(), const_vars->end(),
-                                   [&](Var* v) {
-                                     return std::find(mutable_vars->begin(), mutable_vars->end(), v) !=
-                                            mutable_vars->end();
-                                   }),
-                    const_vars->end());
+  const_vars->erase(
+      std::remove_if(
+          const_vars->begin(), const_vars->end(),
+          [&](Var* v) { return std::find(mutable_vars->begin(), mutable_vars->end(), v) != mutable_vars->end(); }),
+      const_vars->end());
 }
 
 }  // namespace engine

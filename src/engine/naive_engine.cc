@@ -31,10 +31,13 @@ class NaiveEngine final : public Engine {
   void DeleteVariable(SyncFn delete_fn, Context exec_ctx, VarHandle var) override {
     // Deletions run even after shutdown was notified: they release memory.
     std::unique_ptr<Var> owned(var);
-    if (delete_fn) Run([&delete_fn](RunContext rctx, CallbackOnComplete cb) {
-        delete_fn(rctx);
-        cb();
-      }, exec_ctx, {}, FnProperty::kDeleteVar, "DeleteVariable");
+    if (delete_fn)
+      Run(
+          [&delete_fn](RunContext rctx, CallbackOnComplete cb) {
+            delete_fn(rctx);
+            cb();
+          },
+          exec_ctx, {}, FnProperty::kDeleteVar, "DeleteVariable");
   }
 
   OprHandle NewOperator(AsyncFn fn, const std::vector<VarHandle>& const_vars,

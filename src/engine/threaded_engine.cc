@@ -216,8 +216,8 @@ void ThreadedEngine::ExecuteOprBlock(RunContext rctx, OprBlock* block) {
   rctx.ctx = block->ctx;
   if (has_exceptions_.load(std::memory_order_acquire)) InheritException(block);
   const bool exempt = opr->is_wait || opr->prop == FnProperty::kDeleteVar;
-  const bool skip = !exempt && ((block->exception && opr->prop != FnProperty::kNoSkip) ||
-                                shutdown_.load(std::memory_order_relaxed));
+  const bool skip =
+      !exempt && ((block->exception && opr->prop != FnProperty::kNoSkip) || shutdown_.load(std::memory_order_relaxed));
   if (skip) {
     OnComplete(block, nullptr);
     return;
@@ -240,6 +240,9 @@ void ThreadedEngine::OnCompleteStatic(void* engine, void* block, std::exception_
 
 void ThreadedEngine::OnComplete(OprBlock* block, std::exception_ptr error) {
   Opr* opr = block->opr;
+  // A reusable op may be deleted (by a DeleteOperator queued behind it) as soon as its last
+  // write completes below: nothing of it is read after that.
+  const bool temporary = opr->temporary;
   if (error) block->exception = std::make_shared<std::exception_ptr>(WrapOprError(opr->name, std::move(error)));
   if (block->hooks && block->hooks->on_end) block->hooks->on_end(opr->name.c_str(), block->ctx, CurrentThreadId());
 
@@ -258,7 +261,7 @@ void ThreadedEngine::OnComplete(OprBlock* block, std::exception_ptr error) {
   for (Var* v : opr->mutable_vars) {
     if (v->CompleteWrite(&ThreadedEngine::DispatchStatic, this)) delete v;
   }
-  if (opr->temporary) delete opr;
+  if (temporary) delete opr;
   delete block;
   if (pending_.fetch_sub(1) == 1 && idle_waiters_.load() > 0) {
     std::lock_guard<std::mutex> lock(idle_mu_);

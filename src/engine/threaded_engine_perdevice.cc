@@ -29,8 +29,7 @@ class ThreadedEnginePerDevice final : public ThreadedEngine {
   void CheckContext(const Context& ctx) override {
     ThreadedEngine::CheckContext(ctx);
     MX_CHECK_KIND(ctx.dev_id >= 0 && ctx.dev_id < kMaxDevices, "MXNetError")
-        << "Cannot run an operation on " << ctx.ToString() << ": device ids range from 0 to " << kMaxDevices - 1
-        << ".";
+        << "Cannot run an operation on " << ctx.ToString() << ": device ids range from 0 to " << kMaxDevices - 1 << ".";
   }
 
   void PushToExecute(OprBlock* block, bool pusher_thread) override {
