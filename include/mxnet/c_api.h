@@ -71,4 +71,29 @@ MXNET_DLL int MXGetGPUMemoryInformation(int dev, int* free_mem, int* total_mem);
  */
 MXNET_DLL int MXStorageGetStats(int dev_type, int dev_id, uint64_t* out_stats);
 
+/* ---- engine ---- */
+/*! \brief Points to a Context {int32 dev_type; int32 dev_id} (MXNet's layout). */
+typedef void* ContextHandle;
+/*! \brief Points to an int holding an FnProperty value (kNormal = 0 ... kNoSkip = 7); NULL = kNormal. */
+typedef void* EngineFnPropertyHandle;
+/*! \brief Points to an array of engine variable handles. */
+typedef void* EngineVarHandle;
+/*! \brief sync_func(RunContext* rctx, void* param) */
+typedef void (*EngineSyncFunc)(void*, void*);
+/*! \brief async_func(RunContext* rctx, CallbackOnComplete* on_complete, void* param) */
+typedef void (*EngineAsyncFunc)(void*, void*, void*);
+typedef void (*EngineFuncParamDeleter)(void*);
+/*! \brief Sets the calling thread's imperative bulk size; *prev_bulk_size gets the previous one. */
+MXNET_DLL int MXEngineSetBulkSize(int bulk_size, int* prev_bulk_size);
+/*! \brief Pushes an async function; deleter(func_param) runs once the function is done with it. */
+MXNET_DLL int MXEnginePushAsync(EngineAsyncFunc async_func, void* func_param, EngineFuncParamDeleter deleter,
+                                ContextHandle ctx_handle, EngineVarHandle const_vars_handle, int num_const_vars,
+                                EngineVarHandle mutable_vars_handle, int num_mutable_vars,
+                                EngineFnPropertyHandle prop_handle, int priority, const char* opr_name, bool wait);
+MXNET_DLL int MXEnginePushSync(EngineSyncFunc sync_func, void* func_param, EngineFuncParamDeleter deleter,
+                               ContextHandle ctx_handle, EngineVarHandle const_vars_handle, int num_const_vars,
+                               EngineVarHandle mutable_vars_handle, int num_mutable_vars,
+                               EngineFnPropertyHandle prop_handle, int priority, const char* opr_name);
+/* ---- end engine ---- */
+
 #endif  // MXNET_C_API_H_
