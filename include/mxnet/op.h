@@ -54,6 +54,7 @@
 #include "mxnet/base.h"
 #include "mxnet/engine.h"
 #include "mxnet/error.h"
+#include "mxnet/storage.h"
 #include "mxnet/tensor.h"
 
 namespace mxnet {
@@ -127,6 +128,15 @@ class RandomStream {
   uint32_t launch_{0};
 };
 
+/*! \brief Scratch memory of one kernel launch; returned to the pool when the launch ends. */
+struct TempSpace {
+  Storage::Handle handle;
+  TempSpace() = default;
+  TempSpace(const TempSpace&) = delete;
+  TempSpace& operator=(const TempSpace&) = delete;
+  ~TempSpace();
+};
+
 /*! \brief A granted resource, in the order the op requested them. */
 struct Resource {
   ResourceRequest::Type type{ResourceRequest::kTempSpace};
@@ -136,7 +146,7 @@ struct Resource {
   /*! \brief kRandom / kParallelRandom: this launch's stream. */
   RandomStream random;
   /*! \brief Internal: the per-launch scratch allocation, filled on first GetSpace. */
-  std::shared_ptr<struct TempSpace> space;
+  std::shared_ptr<TempSpace> space;
 };
 
 /*! \brief Everything a kernel knows about the call besides data. */

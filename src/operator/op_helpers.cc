@@ -25,13 +25,9 @@ std::istream& operator>>(std::istream& is, TShape& s) {
 
 namespace op {
 
-/*! \brief Scratch memory of one kernel launch; returned to the pool when the launch ends. */
-struct TempSpace {
-  Storage::Handle handle;
-  ~TempSpace() {
-    if (handle.dptr) Storage::Get()->Free(handle);
-  }
-};
+TempSpace::~TempSpace() {
+  if (handle.dptr) Storage::Get()->Free(handle);
+}
 
 void* Resource::GetSpace(size_t bytes) const {
   MX_CHECK(type == ResourceRequest::kTempSpace && space) << "GetSpace on a resource that is not temp space";

@@ -1,0 +1,215 @@
+/*!
+ * \file backward.cc
+ * \brief Reverse pass over the tape. Each op node's input gradients come from its
+ *        FGradient as new nodes, evaluated right away (in reverse topological order) so the
+ *        recursion depth stays that of one op's gradient expression.
+ */
+#include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "imperative/autograd_info.h"
+#include "mxnet/imperative.h"
+
+namespace mxnet {
+namespace imperative {
+namespace {
+
+/*! \brief Restores the recording/training flags on scope exit. */
+struct ModeScope {
+  bool rec, train;
+  ModeScope(bool r, bool t) : rec(SetIsRecording(r)), train(SetIsTraining(t)) {}
+  ~ModeScope() {
+    SetIsRecording(rec);
+    SetIsTraining(train);
+  }
+};
+
+class Evaluator {
+ public:
+  NDArray Value(const op::NodeEntry& e) {
+    if (AGInfo* info = Info(e.node)) {
+      MX_CHECK_KIND(!info->freed, "MXNetError")
+          << "backward: the recorded graph was freed by a previous backward; pass retain_graph=True to the "
+             "first backward to run backward through it again";
+      NDArray v = info->outputs.at(e.index);
+      v.entry() = e;  // keeps the history when gradients are recorded (create_graph)
+      return v;
+    }
+    auto it = memo_.find(e.node.get());
+    if (it != memo_.end()) return it->second.at(e.index);
+    const op::Node& n = *e.node;
+    std::vector<NDArray> ins;
+    for (const auto& in : n.inputs) ins.push_back(Value(in));
+    std::vector<NDArray> outs;
+    if (n.op()->name == "_backward_CustomFunction") {
+      outs = RunCustom(n, ins);
+    } else {
+      outs.resize(n.op()->NumOutputs(n.attrs));
+      std::vector<NDArray*> ip, opp;
+      for (auto& a : ins) ip.push_back(&a);
+      for (auto& a : outs) opp.push_back(&a);
+      Invoke(ins.empty() ? Context::CPU() : ins[0].ctx(), n.attrs, ip, opp);
+    }
+    memo_[e.node.get()] = outs;
+    return outs.at(e.index);
+  }
+
+ private:
+  std::vector<NDArray> RunCustom(const op::Node& n, const std::vector<NDArray>& ins) {
+    const auto& p = n.attrs.get<CustomFunctionParam>();
+    std::vector<NDArray> ograds(ins.begin(), ins.begin() + p.num_outputs), igrads;
+    for (uint32_t i = p.num_outputs; i < ins.size(); ++i) igrads.push_back(InvokeByName("zeros_like", {ins[i]})[0]);
+    (*p.backward)(ograds, igrads, std::vector<int>(igrads.size(), op::kWriteTo), IsTraining());
+    return igrads;
+  }
+  std::unordered_map<const op::Node*, std::vector<NDArray>> memo_;
+};
+
+op::NodeEntry Sum(const std::vector<op::NodeEntry>& parts) {
+  op::NodeEntry acc = parts[0];
+  for (size_t i = 1; i < parts.size(); ++i) acc = op::MakeNode("elemwise_add", "_grad_sum", {acc, parts[i]});
+  return acc;
+}
+
+}  // namespace
+
+std::vector<NDArray> Backward(const std::vector<NDArray*>& heads, const std::vector<NDArray*>& head_grads,
+                              const std::vector<NDArray*>& variables, bool retain_graph, bool create_graph,
+                              bool is_train) {
+  MX_CHECK_KIND(!heads.empty(), "ValueError") << "backward: no heads given";
+  ModeScope mode(create_graph, is_train);
+  Evaluator eval;
+
+  // Graph nodes reachable from the heads, inputs before users.
+  std::vector<op::NodePtr> order;
+  std::unordered_set<const op::Node*> seen;
+  std::vector<std::pair<op::NodePtr, size_t>> stack;
+  for (auto* h : heads) {
+    MX_CHECK_KIND(h->entry().node != nullptr, "MXNetError")
+        << "Cannot differentiate node because it is not in a computational graph. You need to set is_recording "
+           "to true or use mark_variables() when computing gradient";
+    if (seen.insert(h->entry().node.get()).second) stack.emplace_back(h->entry().node, 0);
+    while (!stack.empty()) {
+      auto& top = stack.back();
+      if (top.second < top.first->inputs.size()) {
+        const op::NodePtr& in = top.first->inputs[top.second++].node;
+        if (seen.insert(in.get()).second) stack.emplace_back(in, 0);
+      } else {
+        order.push_back(top.first);
+        stack.pop_back();
+      }
+    }
+  }
+
+  std::unordered_set<const op::Node*> targets;
+  for (auto* v : variables) {
+    MX_CHECK_KIND(v->entry().node != nullptr, "MXNetError")
+        << "grad: a variable is not part of the recorded graph; call attach_grad() or mark_variables() first";
+    targets.insert(v->entry().node.get());
+  }
+  std::unordered_map<const op::Node*, bool> needs;
+  for (const auto& n : order) {
+    bool need;
+    if (n->is_variable()) {
+      AGInfo* info = Info(n);
+      need = variables.empty() ? (info && info->marked && info->grad_req != op::kNullOp) : targets.count(n.get()) > 0;
+    } else {
+      need = false;
+      for (const auto& in : n->inputs) need = need || needs[in.node.get()];
+    }
+    needs[n.get()] = need;
+  }
+
+  // Gradient contributions per (node, output).
+  std::unordered_map<const op::Node*, std::vector<std::vector<op::NodeEntry>>> contrib;
+  auto add = [&](const op::NodeEntry& at, const op::NodeEntry& g) {
+    auto& slots = contrib[at.node.get()];
+    const size_t nout = at.node->is_variable() ? 1 : Info(at.node) ? Info(at.node)->outputs.size() : 1;
+    if (slots.size() < std::max<size_t>(nout, at.index + 1)) slots.resize(std::max<size_t>(nout, at.index + 1));
+    slots[at.index].push_back(g);
+  };
+  for (size_t i = 0; i < heads.size(); ++i) {
+    NDArray hg = i < head_grads.size() && head_grads[i] && !head_grads[i]->is_none()
+                     ? *head_grads[i]
+                     : InvokeByName("ones_like", {heads[i]->Detach()})[0];
+    MX_CHECK_KIND(hg.shape() == heads[i]->shape(), "ValueError")
+        << "backward: head gradient shape " << hg.shape() << " differs from head shape " << heads[i]->shape();
+    add(heads[i]->entry(), EntryOf(hg));
+  }
+
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    const op::NodePtr& n = *it;
+    if (n->is_variable() || !needs[n.get()]) continue;
+    auto cit = contrib.find(n.get());
+    if (cit == contrib.end()) continue;
+    AGInfo* info = Info(n);
+    MX_CHECK_KIND(info && !info->freed, "MXNetError")
+        << "backward: the recorded graph was freed by a previous backward; pass retain_graph=True to the first "
+           "backward to run backward through it again";
+    const op::Op* op = n->op();
+    MX_CHECK_KIND(static_cast<bool>(op->gradient), "MXNetError")
+        << "Operator " << op->name << " is non-differentiable because it didn't register FGradient attribute.";
+    std::vector<op::NodeEntry> ograds;
+    auto& slots = cit->second;
+    slots.resize(info->outputs.size());
+    for (uint32_t o = 0; o < slots.size(); ++o) {
+      if (slots[o].empty()) ograds.push_back(op::MakeNode("zeros_like", "_zero_ograd", {op::NodeEntry{n, o, 0}}));
+      else ograds.push_back(slots[o].size() == 1 ? slots[o][0] : Sum(slots[o]));
+    }
+    std::vector<op::NodeEntry> igrads = op->gradient(n, ograds);
+    MX_CHECK(igrads.size() == n->inputs.size()) << op->name << ": gradient returned " << igrads.size()
+                                                << " entries for " << n->inputs.size() << " inputs";
+    for (size_t k = 0; k < igrads.size(); ++k) {
+      if (!needs[n->inputs[k].node.get()]) continue;
+      eval.Value(igrads[k]);  // evaluate now: keeps the recursion shallow
+      add(n->inputs[k], igrads[k]);
+    }
+  }
+
+  std::vector<NDArray> results;
+  auto total_for = [&](const op::NodePtr& var, const NDArray& like) -> NDArray {
+    auto cit = contrib.find(var.get());
+    if (cit == contrib.end() || cit->second.empty() || cit->second[0].empty())
+      return InvokeByName("zeros_like", {like.Detach()})[0];
+    return eval.Value(Sum(cit->second[0]));
+  };
+  if (!variables.empty()) {
+    for (auto* v : variables) {
+      NDArray g = total_for(v->entry().node, *v);
+      // A fresh array: the gradient may be a head gradient or a saved value otherwise.
+      results.push_back(InvokeByName("_copy", {g})[0]);
+    }
+  } else {
+    for (const auto& n : order) {
+      if (!n->is_variable() || !needs[n.get()]) continue;
+      AGInfo* info = Info(n);
+      NDArray g = total_for(n, info->outputs[0]);
+      NDArray buf = info->grad;
+      if (info->grad_req == op::kAddTo) {
+        NDArray old = buf.Detach();
+        std::vector<NDArray*> ins{&old, &g}, outs{&buf};
+        Invoke(buf.ctx(), op::MakeAttrs(op::Op::Get("elemwise_add"), {}), ins, outs);
+      } else {
+        std::vector<NDArray*> ins{&g}, outs{&buf};
+        Invoke(buf.ctx(), op::MakeAttrs(op::Op::Get("_copy"), {}), ins, outs);
+      }
+      if (create_graph) info->grad.entry() = buf.entry();
+      info->fresh_grad = true;
+    }
+  }
+
+  if (!retain_graph) {
+    for (const auto& n : order) {
+      if (n->is_variable()) continue;
+      if (AGInfo* info = Info(n)) {
+        info->freed = true;
+        info->outputs.clear();
+      }
+    }
+  }
+  return results;
+}
+
+}  // namespace imperative
+}  // namespace mxnet

@@ -1,0 +1,231 @@
+/*!
+ * \file invoke.cc
+ * \brief Imperative invoke: inference, output allocation, push to the engine, recording.
+ */
+#include <algorithm>
+#include <mutex>
+#include <unordered_map>
+
+#include "mxnet/imperative.h"
+
+namespace mxnet {
+namespace imperative {
+namespace {
+
+thread_local bool tls_recording = false;
+thread_local bool tls_training = false;
+
+Context ResolveContext(Context default_ctx, const op::NodeAttrs& attrs, const std::vector<NDArray*>& inputs) {
+  if (!inputs.empty()) {
+    const Context c = inputs[0]->ctx();
+    for (size_t i = 1; i < inputs.size(); ++i)
+      MX_CHECK_KIND(inputs[i]->ctx() == c, "ValueError")
+          << attrs.op->name << ": all inputs must be on the same device, got " << c.ToString() << " and "
+          << inputs[i]->ctx().ToString() << " (input " << i << ")";
+    return c;
+  }
+  auto it = attrs.dict.find("ctx");
+  if (it == attrs.dict.end() || it->second.empty() || it->second == "None") return default_ctx;
+  const std::string& s = it->second;  // "cpu(0)", "gpu(1)", "cpu_pinned(0)"
+  const size_t lp = s.find('(');
+  const std::string kind = s.substr(0, lp);
+  const int id = lp == std::string::npos ? 0 : std::atoi(s.c_str() + lp + 1);
+  if (kind == "cpu") return Context::CPU(id);
+  if (kind == "gpu") return Context::GPU(id);
+  if (kind == "cpu_pinned") return Context::CPUPinned(id);
+  if (kind == "cpu_shared") return Context::CPUShared(id);
+  MX_THROW("ValueError") << attrs.op->name << ": invalid ctx '" << s << "'";
+  return default_ctx;
+}
+
+struct RandomState {
+  uint64_t key{0};
+  uint32_t launches{0};
+};
+std::mutex random_mu;
+uint32_t global_seed = 0;
+bool global_seed_set = false;
+std::unordered_map<int64_t, RandomState>& RandomStates() {
+  static auto* m = new std::unordered_map<int64_t, RandomState>();
+  return *m;
+}
+int64_t CtxKey(Context c) { return (static_cast<int64_t>(c.dev_type) << 32) | static_cast<uint32_t>(c.dev_id); }
+uint64_t KeyFor(uint32_t seed, Context c) {
+  // Distinct devices seeded alike still get distinct streams.
+  return (static_cast<uint64_t>(seed) << 32) ^ (static_cast<uint64_t>(CtxKey(c)) * 0x9E3779B97F4A7C15ull);
+}
+
+}  // namespace
+
+bool IsRecording() { return tls_recording; }
+bool SetIsRecording(bool v) {
+  std::swap(tls_recording, v);
+  return v;
+}
+bool IsTraining() { return tls_training; }
+bool SetIsTraining(bool v) {
+  std::swap(tls_training, v);
+  return v;
+}
+
+void RandomSeed(uint32_t seed) {
+  std::lock_guard<std::mutex> lk(random_mu);
+  global_seed = seed;
+  global_seed_set = true;
+  for (auto& kv : RandomStates()) {
+    const Context c{static_cast<Context::DeviceType>(kv.first >> 32), static_cast<int32_t>(kv.first & 0xffffffff)};
+    kv.second = RandomState{KeyFor(seed, c), 0};
+  }
+}
+
+void RandomSeedContext(uint32_t seed, Context ctx) {
+  std::lock_guard<std::mutex> lk(random_mu);
+  RandomStates()[CtxKey(ctx)] = RandomState{KeyFor(seed, ctx), 0};
+}
+
+op::RandomStream NextRandomStream(Context ctx) {
+  std::lock_guard<std::mutex> lk(random_mu);
+  auto& states = RandomStates();
+  auto it = states.find(CtxKey(ctx));
+  if (it == states.end()) {
+    // MXNet's default seed before any mx.random.seed call is fixed, so fresh processes agree.
+    it = states.emplace(CtxKey(ctx), RandomState{KeyFor(global_seed_set ? global_seed : 0, ctx), 0}).first;
+  }
+  return op::RandomStream(it->second.key, it->second.launches++);
+}
+
+void Invoke(Context default_ctx, const op::NodeAttrs& attrs, const std::vector<NDArray*>& inputs,
+            const std::vector<NDArray*>& outputs) {
+  const op::Op* op = attrs.op;
+  const uint32_t nin = op->NumInputs(attrs), nout = op->NumOutputs(attrs);
+  MX_CHECK_KIND(inputs.size() == nin, "ValueError")
+      << op->name << ": expected " << nin << " inputs, got " << inputs.size();
+  MX_CHECK_KIND(outputs.size() == nout, "ValueError")
+      << op->name << ": expected " << nout << " outputs, got " << outputs.size();
+  for (size_t i = 0; i < nin; ++i)
+    MX_CHECK_KIND(!inputs[i]->is_none(), "ValueError") << op->name << ": input " << i << " is an empty (none) array";
+  const Context ctx = ResolveContext(default_ctx, attrs, inputs);
+  const op::FCompute* fcompute = op->GetCompute(ctx.dev_type);
+  MX_CHECK_KIND(fcompute != nullptr, "ValueError")
+      << op->name << ": no kernel for " << ctx.ToString() << (ctx.dev_type == Context::kGPU ? " (built without CUDA)" : "");
+
+  // Shapes and dtypes: inputs known, outputs known only when given.
+  std::vector<TShape> ishape(nin), oshape(nout);
+  std::vector<int> itype(nin), otype(nout, -1);
+  for (uint32_t i = 0; i < nin; ++i) {
+    ishape[i] = inputs[i]->shape();
+    itype[i] = inputs[i]->dtype();
+  }
+  for (uint32_t i = 0; i < nout; ++i) {
+    if (!outputs[i]->is_none()) {
+      oshape[i] = outputs[i]->shape();
+      otype[i] = outputs[i]->dtype();
+    }
+  }
+  MX_CHECK_KIND(op->infer_shape && op->infer_type, "ValueError") << op->name << ": no shape/dtype inference";
+  const std::vector<TShape> given_ishape = ishape;
+  bool shape_ok = op->infer_shape(attrs, &ishape, &oshape);
+  MX_CHECK_KIND(shape_ok && ishape == given_ishape, "ValueError")
+      << op->name << ": cannot infer output shapes from input shapes " << op::ShapesToString(given_ishape);
+  for (uint32_t i = 0; i < nout; ++i)
+    MX_CHECK_KIND(oshape[i].IsKnown(), "ValueError")
+        << op->name << ": output " << i << " shape " << oshape[i] << " unknown for input shapes "
+        << op::ShapesToString(given_ishape);
+  const std::vector<int> given_itype = itype;
+  MX_CHECK_KIND(op->infer_type(attrs, &itype, &otype) && itype == given_itype, "TypeError")
+      << op->name << ": cannot infer output dtypes from the input dtypes";
+  for (uint32_t i = 0; i < nout; ++i) {
+    if (outputs[i]->is_none()) {
+      *outputs[i] = NDArray(oshape[i], ctx, true, otype[i]);
+    } else {
+      MX_CHECK_KIND(outputs[i]->ctx() == ctx, "ValueError") << op->name << ": output " << i << " is on "
+                                                           << outputs[i]->ctx().ToString() << ", inputs on "
+                                                           << ctx.ToString();
+    }
+  }
+
+  // An output sharing memory with an input the op does not declare in-place gets a
+  // temporary and a copy back, so kernels never see unexpected aliasing.
+  op::InplacePairs inplace = op->inplace_option ? op->inplace_option(attrs) : op::InplacePairs{};
+  std::vector<NDArray> run_out(nout);
+  std::vector<op::OpReqType> req(nout, op::kWriteTo);
+  std::vector<std::pair<uint32_t, NDArray>> copy_back;
+  for (uint32_t o = 0; o < nout; ++o) {
+    run_out[o] = *outputs[o];
+    for (uint32_t i = 0; i < nin; ++i) {
+      if (!inputs[i]->SameChunk(*outputs[o])) continue;
+      const bool declared = std::find(inplace.begin(), inplace.end(), std::make_pair<int, int>(i, o)) != inplace.end();
+      if (declared && inputs[i]->SameData(*outputs[o]) && inputs[i]->shape() == outputs[o]->shape()) {
+        req[o] = op::kWriteInplace;
+      } else {
+        run_out[o] = NDArray(oshape[o], ctx, true, otype[o]);
+        copy_back.emplace_back(o, *outputs[o]);
+        req[o] = op::kWriteTo;
+        break;
+      }
+    }
+  }
+
+  // Engine vars: writes = outputs + mutated inputs; reads = the other inputs. No var twice.
+  std::vector<engine::VarHandle> writes, reads;
+  auto add_unique = [](std::vector<engine::VarHandle>* v, engine::VarHandle h) {
+    if (std::find(v->begin(), v->end(), h) == v->end()) v->push_back(h);
+  };
+  for (auto& o : run_out) {
+    o.CheckAndAlloc();
+    add_unique(&writes, o.var());
+  }
+  if (op->mutate_inputs)
+    for (uint32_t i : op->mutate_inputs(attrs)) add_unique(&writes, inputs[i]->var());
+  for (auto* in : inputs)
+    if (std::find(writes.begin(), writes.end(), in->var()) == writes.end()) add_unique(&reads, in->var());
+
+  op::OpContext opctx;
+  opctx.is_train = tls_training;
+  if (op->resource_request) {
+    for (const auto& r : op->resource_request(attrs)) {
+      op::Resource res;
+      res.type = r.type;
+      res.ctx = ctx;
+      if (r.type == op::ResourceRequest::kTempSpace) res.space = std::make_shared<op::TempSpace>();
+      else res.random = NextRandomStream(ctx);
+      opctx.requested.push_back(std::move(res));
+    }
+  }
+  std::vector<NDArray> in_copy(nin);
+  for (uint32_t i = 0; i < nin; ++i) in_copy[i] = inputs[i]->Detach();
+  auto shared_attrs = std::make_shared<op::NodeAttrs>(attrs);
+  const op::FCompute fn = *fcompute;
+  Engine::Get()->PushSync(
+      [fn, shared_attrs, opctx, in_copy, run_out, req](RunContext rctx) mutable {
+        std::vector<TBlob> ib(in_copy.size()), ob(run_out.size());
+        for (size_t i = 0; i < in_copy.size(); ++i) ib[i] = in_copy[i].data();
+        for (size_t i = 0; i < run_out.size(); ++i) ob[i] = run_out[i].data();
+        opctx.run_ctx = rctx;
+        fn(*shared_attrs, opctx, ib, req, ob);
+      },
+      ctx, reads, writes, FnProperty::kNormal, 0, op->name.c_str());
+  for (auto& o : run_out) o.BumpVersion();
+  for (auto& cb : copy_back) CopyFromTo(run_out[cb.first], cb.second);
+
+  if (tls_recording) RecordOp(attrs, inputs, outputs);
+}
+
+std::vector<NDArray> InvokeByName(const std::string& op_name, const std::vector<NDArray>& inputs,
+                                  const std::unordered_map<std::string, std::string>& params) {
+  const op::Op* op = op::Op::Get(op_name);
+  auto dict = params;
+  if (!op->key_var_num_args.empty() && !dict.count(op->key_var_num_args))
+    dict[op->key_var_num_args] = std::to_string(inputs.size());
+  op::NodeAttrs attrs = op::MakeAttrs(op, dict);
+  std::vector<NDArray> ins = inputs, outs(op->NumOutputs(attrs));
+  std::vector<NDArray*> ip, opp;
+  for (auto& a : ins) ip.push_back(&a);
+  for (auto& a : outs) opp.push_back(&a);
+  Invoke(ins.empty() ? Context::CPU() : ins[0].ctx(), attrs, ip, opp);
+  outs.resize(op->NumVisibleOutputs(attrs));
+  return outs;
+}
+
+}  // namespace imperative
+}  // namespace mxnet
