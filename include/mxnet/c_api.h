@@ -96,4 +96,46 @@ MXNET_DLL int MXEnginePushSync(EngineSyncFunc sync_func, void* func_param, Engin
                                EngineFnPropertyHandle prop_handle, int priority, const char* opr_name);
 /* ---- end engine ---- */
 
+/* ---- profiler ---- */
+/*! \brief Opaque profiler object: a domain, task, frame, event or counter. */
+typedef void* ProfileHandle;
+/*! \brief Opaque kvstore (repeating an identical typedef is valid C11 and C++). */
+typedef void* KVStoreHandle;
+/*! \brief Settings as key/value strings (keys: profile_all, profile_symbolic, profile_imperative,
+ *         profile_memory, profile_api, filename, continuous_dump, dump_period, aggregate_stats,
+ *         profile_process, gpu_memory_profile_filename_prefix). */
+MXNET_DLL int MXSetProfilerConfig(int num_params, const char* const* keys, const char* const* vals);
+/*! \brief As MXSetProfilerConfig; kv may be NULL (profile_process=server needs kvstore servers). */
+MXNET_DLL int MXSetProcessProfilerConfig(int num_params, const char* const* keys, const char* const* vals,
+                                         KVStoreHandle kv);
+/*! \brief 0 stop, 1 run. */
+MXNET_DLL int MXSetProfilerState(int state);
+/*! \brief profile_process: 0 worker (this process), 1 server. */
+MXNET_DLL int MXSetProcessProfilerState(int state, int profile_process, KVStoreHandle kv);
+/*! \brief Writes (appends) the trace; finished != 0 closes the JSON. Fails if never run. */
+MXNET_DLL int MXDumpProfile(int finished);
+MXNET_DLL int MXDumpProcessProfile(int finished, int profile_process, KVStoreHandle kv);
+/*! \brief Aggregate statistics as a table sorted by total time, descending. */
+MXNET_DLL int MXAggregateProfileStatsPrint(const char** out_str, int reset);
+/*! \brief format 0 table / 1 json; sort_by 0 total, 1 avg, 2 min, 3 max, 4 count. */
+MXNET_DLL int MXAggregateProfileStatsPrintEx(const char** out_str, int reset, int format, int sort_by,
+                                             int ascending);
+MXNET_DLL int MXProfilePause(int paused);
+MXNET_DLL int MXProcessProfilePause(int paused, int profile_process, KVStoreHandle kv);
+MXNET_DLL int MXProfileCreateDomain(const char* domain, ProfileHandle* out);
+MXNET_DLL int MXProfileCreateTask(ProfileHandle domain, const char* task_name, ProfileHandle* out);
+MXNET_DLL int MXProfileCreateFrame(ProfileHandle domain, const char* frame_name, ProfileHandle* out);
+MXNET_DLL int MXProfileCreateEvent(const char* event_name, ProfileHandle* out);
+MXNET_DLL int MXProfileCreateCounter(ProfileHandle domain, const char* counter_name, ProfileHandle* out);
+MXNET_DLL int MXProfileDestroyHandle(ProfileHandle frame_handle);
+MXNET_DLL int MXProfileDurationStart(ProfileHandle duration_handle);
+MXNET_DLL int MXProfileDurationStop(ProfileHandle duration_handle);
+MXNET_DLL int MXProfileSetCounter(ProfileHandle counter_handle, uint64_t value);
+MXNET_DLL int MXProfileAdjustCounter(ProfileHandle counter_handle, int64_t value);
+/*! \brief scope: global, process, thread, task or marker. */
+MXNET_DLL int MXProfileSetMarker(ProfileHandle domain, const char* instant_marker_name, const char* scope);
+/*! \brief Sets the calling thread's profiler scope (name prefix for its operators); [2.0]. */
+MXNET_DLL int MXSetProfilerScope(const char* scope);
+/* ---- end profiler ---- */
+
 #endif  // MXNET_C_API_H_

@@ -7,6 +7,7 @@ from . import context
 from .context import Context, current_context, cpu, gpu, cpu_pinned
 from . import runtime
 from . import test_utils
+from . import profiler
 
 try:
     from . import engine  # noqa: F401

@@ -3,12 +3,15 @@
 // every C API call reports them.
 #include "common/stack_trace.h"
 #include "mxnet/env.h"
+#include "profiler/autostart.h"
 
 namespace {
 
 __attribute__((constructor)) void InitializeLibrary() {
   try {
     mxnet::env::LoadFromEnvironment();
+    // After the registry: MXNET_PROFILER_AUTOSTART must be parsed before it is read.
+    mxnet::profiler::StartFromEnvironment();
   } catch (...) {
     // LoadFromEnvironment records its own errors; anything else is left for the first call.
   }
