@@ -1,0 +1,5 @@
+"""Gluon layers (mx.gluon.nn)."""
+from .activations import *  # noqa: F401,F403
+from .basic_layers import *  # noqa: F401,F403
+from .conv_layers import *  # noqa: F401,F403
+from ..block import Block, HybridBlock  # noqa: F401

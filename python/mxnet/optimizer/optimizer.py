@@ -1,0 +1,289 @@
+"""The Optimizer base class, the name registry and the Updater that keeps per-weight state.
+
+An optimizer turns (weight, gradient, state) into an updated weight in place. The base class
+owns what every rule shares: the learning rate (fixed, or from an lr_scheduler driven by the
+update count), weight decay, per-parameter lr_mult/wd_mult, gradient rescaling and clipping,
+and multi-precision (a float32 master copy for float16 weights).
+"""
+import pickle
+import warnings
+
+import numpy as np
+
+__all__ = ["Optimizer", "register", "create", "Updater", "get_updater"]
+
+_REGISTRY = {}
+
+
+def register(klass):
+    """Class decorator: makes `klass` creatable by its lower-case name."""
+    name = klass.__name__.lower()
+    if name in _REGISTRY and _REGISTRY[name] is not klass:
+        warnings.warn("Optimizer %s is being overridden by %s.%s"
+                      % (name, klass.__module__, klass.__name__))
+    _REGISTRY[name] = klass
+    return klass
+
+
+def create(name, **kwargs):
+    """Creates an optimizer from its registered name (case-insensitive) or returns an instance."""
+    if isinstance(name, Optimizer):
+        return name
+    if not isinstance(name, str):
+        raise TypeError("optimizer must be a name or an Optimizer, got %r" % (name,))
+    key = name.lower()
+    if key not in _REGISTRY:
+        raise ValueError("Cannot find optimizer %s: registered ones are %s"
+                         % (name, ", ".join(sorted(_REGISTRY))))
+    return _REGISTRY[key](**kwargs)
+
+
+class Optimizer(object):
+    """Common optimizer state and helpers; subclasses implement create_state and update."""
+
+    def __init__(self, rescale_grad=1., param_idx2name=None, wd=0., clip_gradient=None,
+                 learning_rate=None, lr_scheduler=None, sym=None, begin_num_update=0,
+                 multi_precision=False, param_dict=None):
+        self.rescale_grad = rescale_grad
+        self.lr_scheduler = lr_scheduler
+        if lr_scheduler is None and learning_rate is None:
+            learning_rate = 0.01
+        self.lr = learning_rate
+        if lr_scheduler is not None and learning_rate is not None and \
+                lr_scheduler.base_lr != learning_rate:
+            warnings.warn("learning rate from ``lr_scheduler`` has been overwritten by "
+                          "``learning_rate`` in optimizer.")
+            lr_scheduler.base_lr = learning_rate
+            if hasattr(lr_scheduler, "base_lr_orig"):
+                lr_scheduler.base_lr_orig = learning_rate
+            lr_scheduler.warmup_final_lr = learning_rate
+        self.wd = wd
+        self.begin_num_update = begin_num_update
+        self.num_update = begin_num_update
+        self._all_index_update_counts = {0: {}}
+        self._index_update_count = self._all_index_update_counts[0]
+        self.clip_gradient = clip_gradient
+        self.multi_precision = multi_precision
+        self.aggregate_num = 0
+        self.idx2name = dict(param_idx2name or {})
+        self.sym = sym
+        self.param_dict = param_dict if param_dict else {}
+        self.lr_mult = {}
+        self.wd_mult = {}
+        self.set_lr_mult({})
+        self.set_wd_mult({})
+
+    # -- state ---------------------------------------------------------------------------
+    def create_state(self, index, weight):
+        """The auxiliary state one weight needs (None when the rule keeps none)."""
+        return None
+
+    def create_state_multi_precision(self, index, weight):
+        """Like create_state, plus a float32 master copy for float16 weights."""
+        if self.multi_precision and weight.dtype == np.float16:
+            master = weight.astype(np.float32)
+            return (master, self.create_state(index, master))
+        if weight.dtype == np.float16 and not self.multi_precision:
+            warnings.warn("Accumulating with float16 in optimizer can lead to poor accuracy or "
+                          "slow convergence. Consider using multi_precision=True option of "
+                          "the optimizer")
+        return self.create_state(index, weight)
+
+    def update(self, index, weight, grad, state):
+        """Updates `weight` in place from `grad` and `state`."""
+        raise NotImplementedError("%s must define update()" % self.__class__.__name__)
+
+    def update_multi_precision(self, index, weight, grad, state):
+        """update() on the float32 master copy when multi-precision applies, then cast back."""
+        if self.multi_precision and weight.dtype == np.float16:
+            master, inner = state
+            self.update(index, master, grad.astype(np.float32), inner)
+            weight[:] = master.astype(weight.dtype)
+        else:
+            self.update(index, weight, grad, state)
+
+    # -- learning rate and decay -----------------------------------------------------------
+    @property
+    def learning_rate(self):
+        """The current learning rate (from the scheduler when there is one)."""
+        if self.lr_scheduler is not None:
+            return self.lr_scheduler(self.num_update)
+        return self.lr
+
+    def set_learning_rate(self, lr):
+        """Sets a fixed learning rate; not allowed when a scheduler drives it."""
+        if self.lr_scheduler is not None:
+            raise UserWarning("LRScheduler of the optimizer has already been defined. Note that "
+                              "set_learning_rate can mutate the value of the learning rate of "
+                              "the optimizer only when the LRScheduler of the optimizer is "
+                              "undefined.")
+        self.lr = lr
+
+    def set_lr_mult(self, args_lr_mult):
+        """Per-parameter learning-rate multipliers, by index or name."""
+        self.lr_mult = {}
+        self.lr_mult.update(args_lr_mult)
+
+    def set_wd_mult(self, args_wd_mult):
+        """Per-parameter weight-decay multipliers; names not ending in _weight/_gamma get 0."""
+        self.wd_mult = {}
+        for name in self.idx2name.values():
+            if not (name.endswith("_weight") or name.endswith("_gamma")):
+                self.wd_mult[name] = 0.0
+        self.wd_mult.update(args_wd_mult)
+
+    def _set_current_context(self, device_id):
+        """Update counts are kept per device so copies on several devices advance together."""
+        if device_id not in self._all_index_update_counts:
+            self._all_index_update_counts[device_id] = {}
+        self._index_update_count = self._all_index_update_counts[device_id]
+
+    def _update_count(self, index):
+        indices = index if isinstance(index, (list, tuple)) else [index]
+        for idx in indices:
+            count = self._index_update_count.get(idx, self.begin_num_update) + 1
+            self._index_update_count[idx] = count
+            self.num_update = max(count, self.num_update)
+
+    def _mult(self, index, table, attr):
+        if index in self.param_dict:
+            return getattr(self.param_dict[index], attr)
+        if index in table:
+            return table[index]
+        if index in self.idx2name:
+            return table.get(self.idx2name[index], 1.0)
+        return 1.0
+
+    def _get_lrs(self, indices):
+        lr = self.lr_scheduler(self.num_update) if self.lr_scheduler is not None else self.lr
+        return [lr * self._mult(i, self.lr_mult, "lr_mult") for i in indices]
+
+    def _get_lr(self, index):
+        return self._get_lrs([index])[0]
+
+    def _get_wds(self, indices):
+        return [self.wd * self._mult(i, self.wd_mult, "wd_mult") for i in indices]
+
+    def _get_wd(self, index):
+        return self._get_wds([index])[0]
+
+    def _clip_kwargs(self):
+        """rescale_grad and clip_gradient as the fused update operators take them."""
+        kwargs = {"rescale_grad": self.rescale_grad}
+        if self.clip_gradient is not None and self.clip_gradient >= 0:
+            kwargs["clip_gradient"] = self.clip_gradient
+        return kwargs
+
+    def _prepared_grad(self, grad):
+        """rescale_grad * grad, clipped to [-clip_gradient, clip_gradient] when set."""
+        from .. import ndarray as nd
+        g = grad * self.rescale_grad
+        if self.clip_gradient is not None and self.clip_gradient >= 0:
+            g = nd.clip(g, -self.clip_gradient, self.clip_gradient)
+        return g
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state["param_dict"] = {}  # Parameters belong to the model, not to saved optimizer state
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+
+
+def _zeros_like(weight):
+    from .. import ndarray as nd
+    return nd.zeros(weight.shape, ctx=weight.context, dtype=weight.dtype)
+
+
+def _ctx_key(weight):
+    ctx = weight.context
+    return (ctx.device_typeid, ctx.device_id)
+
+
+def _states_to_host(obj):
+    """Nested states with NDArrays replaced by (numpy, context) so they pickle anywhere."""
+    from ..ndarray import NDArray
+    if isinstance(obj, NDArray):
+        return _HostArray(obj.asnumpy(), obj.context)
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(_states_to_host(o) for o in obj)
+    if isinstance(obj, dict):
+        return {k: _states_to_host(v) for k, v in obj.items()}
+    return obj
+
+
+def _states_to_device(obj, ctx=None):
+    from .. import ndarray as nd
+    if isinstance(obj, _HostArray):
+        return nd.array(obj.value, ctx=ctx or obj.ctx, dtype=obj.value.dtype)
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(_states_to_device(o, ctx) for o in obj)
+    if isinstance(obj, dict):
+        return {k: _states_to_device(v, ctx) for k, v in obj.items()}
+    from ..ndarray import NDArray
+    if isinstance(obj, NDArray) and ctx is not None:
+        return obj.as_in_context(ctx)
+    return obj
+
+
+class _HostArray(object):
+    """A pickled optimizer-state array: its values and the context it lived on."""
+
+    def __init__(self, value, ctx):
+        self.value = value
+        self.ctx = ctx
+
+    def __getstate__(self):
+        return {"value": self.value, "ctx": (self.ctx.device_type, self.ctx.device_id)}
+
+    def __setstate__(self, state):
+        from ..context import Context
+        self.value = state["value"]
+        self.ctx = Context(*state["ctx"])
+
+
+class Updater(object):
+    """Applies an optimizer to (index, grad, weight) and keeps each index's state."""
+
+    def __init__(self, optimizer):
+        self.optimizer = optimizer
+        self.states = {}
+        self.states_synced = {}
+
+    def __call__(self, index, grad, weight):
+        indices = index if isinstance(index, (list, tuple)) else [index]
+        grads = grad if isinstance(grad, (list, tuple)) else [grad]
+        weights = weight if isinstance(weight, (list, tuple)) else [weight]
+        if weights:
+            self.optimizer._set_current_context(_ctx_key(weights[0]))
+        for idx, g, w in zip(indices, grads, weights):
+            if idx not in self.states:
+                self.states[idx] = self.optimizer.create_state_multi_precision(idx, w)
+                self.states_synced[idx] = True
+            elif not self.states_synced.get(idx, True):
+                self.states[idx] = _states_to_device(self.states[idx], w.context)
+                self.states_synced[idx] = True
+            self.optimizer.update_multi_precision(idx, w, g, self.states[idx])
+
+    def get_states(self, dump_optimizer=False):
+        """Pickled bytes of the states (and the optimizer when dump_optimizer)."""
+        states = _states_to_host(self.states)
+        return pickle.dumps((states, self.optimizer) if dump_optimizer else states)
+
+    def set_states(self, states):
+        """Restores what get_states produced; arrays move to each weight's context on use."""
+        loaded = pickle.loads(states)
+        if isinstance(loaded, tuple) and len(loaded) == 2 and isinstance(loaded[1], Optimizer):
+            loaded, self.optimizer = loaded
+        self.states = _states_to_device(loaded)
+        self.states_synced = dict.fromkeys(self.states.keys(), False)
+
+    def sync_state_context(self, state, context):
+        """Moves a state (possibly nested) to `context`."""
+        return _states_to_device(_states_to_host(state), context)
+
+
+def get_updater(optimizer):
+    """An Updater bound to `optimizer`."""
+    return Updater(optimizer)

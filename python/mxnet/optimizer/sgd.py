@@ -1,0 +1,86 @@
+"""Momentum-family rules: SGD, NAG (Nesterov) and Signum / signSGD."""
+from .. import ndarray as nd
+from .optimizer import Optimizer, register, _zeros_like
+
+__all__ = ["SGD", "NAG", "Signum"]
+
+
+@register
+class SGD(Optimizer):
+    """Stochastic gradient descent with optional momentum, on sgd_update / sgd_mom_update.
+
+    Without momentum: w = (1 - lr*wd) * w - lr * clip(rescale * g).
+    With momentum m:  v = m*v - lr*wd*w - lr*clip(rescale * g); w = w + v.
+    """
+
+    def __init__(self, momentum=0.0, lazy_update=True, **kwargs):
+        super(SGD, self).__init__(**kwargs)
+        self.momentum = momentum
+        self.lazy_update = lazy_update
+
+    def create_state(self, index, weight):
+        return _zeros_like(weight) if self.momentum != 0.0 else None
+
+    def update(self, index, weight, grad, state):
+        self._update_count(index)
+        lr, wd = self._get_lr(index), self._get_wd(index)
+        kwargs = self._clip_kwargs()
+        if state is not None:
+            nd.sgd_mom_update(weight, grad, state, out=weight, lr=lr, wd=wd,
+                              momentum=self.momentum, lazy_update=self.lazy_update, **kwargs)
+        else:
+            nd.sgd_update(weight, grad, out=weight, lr=lr, wd=wd, lazy_update=self.lazy_update,
+                          **kwargs)
+
+
+@register
+class NAG(Optimizer):
+    """Nesterov accelerated gradient, on nag_mom_update.
+
+    g = clip(rescale * grad) + wd*w; v = m*v + g; w = w - lr*(g + m*v).
+    Without momentum it is plain SGD.
+    """
+
+    def __init__(self, momentum=0.0, **kwargs):
+        super(NAG, self).__init__(**kwargs)
+        self.momentum = momentum
+
+    def create_state(self, index, weight):
+        return _zeros_like(weight) if self.momentum != 0.0 else None
+
+    def update(self, index, weight, grad, state):
+        self._update_count(index)
+        lr, wd = self._get_lr(index), self._get_wd(index)
+        kwargs = self._clip_kwargs()
+        if state is not None:
+            nd.nag_mom_update(weight, grad, state, out=weight, lr=lr, wd=wd,
+                              momentum=self.momentum, **kwargs)
+        else:
+            nd.sgd_update(weight, grad, out=weight, lr=lr, wd=wd, **kwargs)
+
+
+@register
+class Signum(Optimizer):
+    """Sign of the (momentum-averaged) gradient.
+
+    With momentum m: v = m*v - (1-m)*(wd*w + clip(rescale*g)); w = (1 - lr*wd_lh)*w + lr*sign(v).
+    Without (signSGD): w = (1 - lr*wd)*w - lr*sign(clip(rescale*g)).
+    """
+
+    def __init__(self, learning_rate=0.01, momentum=0.9, wd_lh=0.0, **kwargs):
+        super(Signum, self).__init__(learning_rate=learning_rate, **kwargs)
+        self.momentum = momentum
+        self.wd_lh = wd_lh
+
+    def create_state(self, index, weight):
+        return _zeros_like(weight) if self.momentum != 0.0 else None
+
+    def update(self, index, weight, grad, state):
+        self._update_count(index)
+        lr, wd = self._get_lr(index), self._get_wd(index)
+        g = self._prepared_grad(grad)
+        if state is not None:
+            state[:] = state * self.momentum - (g + weight * wd) * (1.0 - self.momentum)
+            weight[:] = weight * (1.0 - lr * self.wd_lh) + nd.sign(state) * lr
+        else:
+            weight[:] = weight * (1.0 - lr * wd) - nd.sign(g) * lr
