@@ -8,8 +8,4 @@ from .context import Context, current_context, cpu, gpu, cpu_pinned
 from . import runtime
 from . import test_utils
 from . import profiler
-
-try:
-    from . import engine  # noqa: F401
-except ImportError:  # pragma: no cover - present once the engine bindings are built
-    pass
+from . import engine
