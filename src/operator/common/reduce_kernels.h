@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <vector>
 
 #include "mxnet/tensor.h"
@@ -108,29 +109,23 @@ inline void WalkReduced(const ReducePlan& p, int64_t base, int64_t k0, int64_t k
 struct SumReducer {
   template <typename A> static A Init() { return A(0); }
   template <typename A> static A Map(A x) { return x; }
-  template <typename A> static void Combine(A* acc, A v) { *acc += v; }
+  template <typename A> static void Combine(A* acc, A v) { *acc = A(*acc + v); }
   template <typename A> static A Finalize(A acc, int64_t) { return acc; }
 };
 struct MeanReducer : SumReducer {
   template <typename A> static A Finalize(A acc, int64_t k) { return k ? A(acc / A(k)) : A(NAN); }
 };
 struct NanSumReducer : SumReducer {
-  template <typename A> static A Map(A x) {
-    if constexpr (std::is_floating_point_v<A>) return std::isnan(x) ? A(0) : x;
-    return x;
-  }
+  template <typename A> static A Map(A x) { return x != x ? A(0) : x; }  // x != x: NaN, any A
 };
 struct ProdReducer {
   template <typename A> static A Init() { return A(1); }
   template <typename A> static A Map(A x) { return x; }
-  template <typename A> static void Combine(A* acc, A v) { *acc *= v; }
+  template <typename A> static void Combine(A* acc, A v) { *acc = A(*acc * v); }
   template <typename A> static A Finalize(A acc, int64_t) { return acc; }
 };
 struct NanProdReducer : ProdReducer {
-  template <typename A> static A Map(A x) {
-    if constexpr (std::is_floating_point_v<A>) return std::isnan(x) ? A(1) : x;
-    return x;
-  }
+  template <typename A> static A Map(A x) { return x != x ? A(1) : x; }
 };
 struct MaxReducer {
   template <typename A> static A Init() {
@@ -159,7 +154,7 @@ struct L1Reducer : SumReducer {
   template <typename A> static A Map(A x) { return x < A(0) ? A(-x) : x; }
 };
 struct L2Reducer : SumReducer {
-  template <typename A> static A Map(A x) { return x * x; }
+  template <typename A> static A Map(A x) { return A(x * x); }
   template <typename A> static A Finalize(A acc, int64_t) { return A(std::sqrt(static_cast<double>(acc))); }
 };
 
@@ -183,7 +178,7 @@ inline void Reduce(const ReducePlan& p, const T* in, O* out, OpReqType req) {
   };
   const int64_t nblocks = (p.K + kReduceBlock - 1) / kReduceBlock;
   if (p.M < 8 && nblocks > 1 && UseParallel(p.M * p.K)) {
-    std::vector<A> part(static_cast<size_t>(nblocks));
+    std::unique_ptr<A[]> part(new A[nblocks]);  // not vector: A may be bool
     for (int64_t o = 0; o < p.M; ++o) {
       const int64_t base = KeptOffset(p, o);
 #pragma omp parallel for schedule(static)

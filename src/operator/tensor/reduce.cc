@@ -1,0 +1,314 @@
+/*!
+ * \file reduce.cc
+ * \brief Reductions over axes (sum, mean, prod, nansum, nanprod, max, min, norm, argmax,
+ *        argmin) with axis/keepdims/exclude, and their `_backward_*` ops. Sums and
+ *        products of fp16/bf16 accumulate in float32, and of float32 in float64, while
+ *        MXNET_SAFE_ACCUMULATION is on (the default); off, they accumulate in the storage type.
+ */
+#include <string>
+#include <vector>
+
+#include "mxnet/env.h"
+#include "mxnet/op.h"
+#include "operator/common/broadcast_util.h"
+#include "operator/common/reduce_kernels.h"
+
+namespace mxnet {
+namespace op {
+
+struct ReduceAxesParam : public dmlc::Parameter<ReduceAxesParam> {
+  dmlc::optional<TShape> axis;
+  bool keepdims;
+  bool exclude;
+  int ord;
+  DMLC_DECLARE_PARAMETER(ReduceAxesParam) {
+    DMLC_DECLARE_FIELD(axis).set_default(dmlc::optional<TShape>()).describe(
+        "The axis or axes along which to perform the reduction. None (default) reduces all axes; "
+        "negative values count from the end.");
+    DMLC_DECLARE_FIELD(keepdims).set_default(false).describe(
+        "If true, the reduced axes are left in the result as dimension with size one.");
+    DMLC_DECLARE_FIELD(exclude).set_default(false).describe("Whether to perform reduction on axis that are NOT in axis instead.");
+    DMLC_DECLARE_FIELD(ord).set_default(2).describe("Order of the norm (norm only): 1 or 2.");
+  }
+};
+DMLC_REGISTER_PARAMETER(ReduceAxesParam);
+
+struct ArgReduceParam : public dmlc::Parameter<ArgReduceParam> {
+  dmlc::optional<int> axis;
+  bool keepdims;
+  DMLC_DECLARE_PARAMETER(ArgReduceParam) {
+    DMLC_DECLARE_FIELD(axis).set_default(dmlc::optional<int>()).describe(
+        "The axis along which to perform the reduction. None searches the flattened input.");
+    DMLC_DECLARE_FIELD(keepdims).set_default(false).describe("If true, the reduced axis is kept with size one.");
+  }
+};
+DMLC_REGISTER_PARAMETER(ArgReduceParam);
+
+namespace {
+
+/*! \brief Flags of the reduced axes of an input of rank n; errors name the op. */
+std::vector<bool> ReducedAxes(const NodeAttrs& attrs, int n) {
+  const auto& p = attrs.get<ReduceAxesParam>();
+  std::vector<bool> red(n, false);
+  if (!p.axis.has_value() || p.axis.value().ndim() <= 0) {
+    if (!p.exclude) red.assign(n, true);
+    return red;
+  }
+  std::vector<bool> seen(n, false);
+  for (dim_t a : p.axis.value()) {
+    MX_CHECK_KIND(a >= -n && a < n, "ValueError")
+        << attrs.op->name << ": axis " << a << " is out of bounds for an array of rank " << n;
+    const int ax = static_cast<int>(a < 0 ? a + n : a);
+    MX_CHECK_KIND(!seen[ax], "ValueError") << attrs.op->name << ": duplicate value " << a << " in axis";
+    seen[ax] = true;
+  }
+  for (int i = 0; i < n; ++i) red[i] = p.exclude ? !seen[i] : seen[i];
+  return red;
+}
+
+/*! \brief Shape with reduced dims set to 1 (the keepdims shape). */
+TShape KeepdimsShape(const TShape& s, const std::vector<bool>& red) {
+  TShape k = s;
+  for (int i = 0; i < s.ndim(); ++i)
+    if (red[i]) k[i] = 1;
+  return k;
+}
+
+TShape ReducedShape(const TShape& s, const std::vector<bool>& red, bool keepdims) {
+  if (keepdims) return KeepdimsShape(s, red);
+  std::vector<dim_t> d;
+  for (int i = 0; i < s.ndim(); ++i)
+    if (!red[i]) d.push_back(s[i]);
+  if (d.empty()) d.push_back(1);  // legacy shape mode: a full reduction gives (1,)
+  return TShape(d);
+}
+
+bool ReduceShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
+  const TShape& s = (*in)[0];
+  if (s.ndim() < 0) return false;
+  const auto& p = attrs.get<ReduceAxesParam>();
+  AssignShape(attrs, &(*out)[0], ReducedShape(s, ReducedAxes(attrs, s.ndim()), p.keepdims), "output", 0);
+  return true;
+}
+
+/*! \brief The accumulation type of a sum-like reduction over DType. */
+template <typename DType, bool kSafe>
+struct AccType {
+  using type = std::conditional_t<std::is_integral_v<DType>, int64_t, DType>;
+};
+template <>
+struct AccType<half_t, true> {
+  using type = float;
+};
+template <>
+struct AccType<bf16_t, true> {
+  using type = float;
+};
+template <>
+struct AccType<float, true> {
+  using type = double;
+};
+
+template <typename R, bool kSumLike>
+void ReduceCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                   const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const ReducePlan plan = MakeReducePlan(in[0].shape_, ReducedAxes(attrs, in[0].ndim()));
+  const bool safe = env::GetBool(env::Var::MXNET_SAFE_ACCUMULATION);
+  MXNET_TYPE_SWITCH(in[0].type_flag_, DType, {
+    if constexpr (!kSumLike) {
+      Reduce<R, compute_t<DType>>(plan, in[0].dptr<DType>(), out[0].dptr<DType>(), req[0]);
+    } else if (safe) {
+      Reduce<R, typename AccType<DType, true>::type>(plan, in[0].dptr<DType>(), out[0].dptr<DType>(), req[0]);
+    } else {
+      Reduce<R, typename AccType<DType, false>::type>(plan, in[0].dptr<DType>(), out[0].dptr<DType>(), req[0]);
+    }
+  });
+}
+
+void NormCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                 const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  if (attrs.get<ReduceAxesParam>().ord == 1) return ReduceCompute<L1Reducer, true>(attrs, ctx, in, req, out);
+  ReduceCompute<L2Reducer, true>(attrs, ctx, in, req, out);
+}
+
+// Derivative of the reduction with respect to one input element x, given the reduced
+// value y and the number K of reduced elements.
+struct SumGrad {
+  template <typename C> static C D(C, C, int64_t) { return C(1); }
+};
+struct MeanGrad {
+  template <typename C> static C D(C, C, int64_t k) { return C(C(1) / C(k)); }
+};
+struct ProdGrad {
+  template <typename C> static C D(C x, C y, int64_t) { return C(y / x); }
+};
+struct NanSumGrad {
+  template <typename C> static C D(C x, C, int64_t) { return x != x ? C(0) : C(1); }
+};
+struct NanProdGrad {
+  template <typename C> static C D(C x, C y, int64_t) { return x != x ? C(0) : C(y / x); }
+};
+struct ExtremumGrad {  // max and min: every element equal to the result receives the gradient
+  template <typename C> static C D(C x, C y, int64_t) { return x == y ? C(1) : C(0); }
+};
+struct NormGrad {
+  template <typename C> static C D(C x, C y, int64_t) { return y == C(0) ? C(0) : C(x / y); }
+};
+struct L1NormGrad {
+  template <typename C> static C D(C x, C, int64_t) { return x > C(0) ? C(1) : (x < C(0) ? C(-1) : C(0)); }
+};
+
+/*! \brief (ograd, data, out) -> ograd * D(data, out) broadcast back over the reduced axes. */
+template <typename G>
+void ReduceBackward(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                    const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  if (req[0] == kNullOp) return;
+  const TShape& ds = in[1].shape_;
+  const std::vector<bool> red = ReducedAxes(attrs, ds.ndim());
+  const TShape ks = KeepdimsShape(ds, red);
+  const int64_t k = ks.Size() ? ds.Size() / ks.Size() : 0;
+  const BroadcastPlan p = MakeBroadcastPlan({ds, ks, ks}, ds);
+  MXNET_TYPE_SWITCH(in[0].type_flag_, DType, {
+    using C = real_compute_t<DType>;
+    const DType* g = in[0].dptr<DType>();
+    const DType* x = in[1].dptr<DType>();
+    const DType* y = in[2].dptr<DType>();
+    DType* dx = out[0].dptr<DType>();
+    const OpReqType r = req[0];
+    ForEachBroadcastRow(p, [&](const int64_t* off, int64_t len, const int64_t* st, int64_t o) {
+      for (int64_t i = 0; i < len; ++i) {
+        const C xv = static_cast<C>(x[off[0] + i * st[0]]);
+        const C yv = static_cast<C>(y[off[2] + i * st[2]]);
+        const C gv = static_cast<C>(g[off[1] + i * st[1]]);
+        Store(dx + o + i, r, C(gv * G::template D<C>(xv, yv, k)));
+      }
+    });
+  });
+}
+
+void NormBackward(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                  const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  if (attrs.get<ReduceAxesParam>().ord == 1) return ReduceBackward<L1NormGrad>(attrs, ctx, in, req, out);
+  ReduceBackward<NormGrad>(attrs, ctx, in, req, out);
+}
+
+void RegisterReduce(const std::string& name, const std::vector<std::string>& aliases, const std::string& doc,
+                    FCompute fwd, FCompute bwd, bool with_ord = false) {
+  Op& op = OpRegistry::Get()->Register(name);
+  for (const auto& a : aliases) op.add_alias(a);
+  std::vector<dmlc::ParamFieldInfo> fields;
+  for (const auto& f : ReduceAxesParam::__FIELDS__())
+    if (with_ord || f.name != "ord") fields.push_back(f);
+  const std::string bname = "_backward_" + name;
+  op.describe(doc +
+              " Reduces over `axis` (all axes when None); with exclude=True over every axis not listed. "
+              "keepdims keeps reduced axes with size 1; a full reduction without keepdims gives shape (1,).")
+      .set_num_inputs(1)
+      .set_num_outputs(1)
+      .add_argument("data", "NDArray-or-Symbol", "The input")
+      .add_arguments(fields)
+      .set_attr_parser(ParamParser<ReduceAxesParam>)
+      .set_infer_shape(ReduceShape)
+      .set_infer_type(ElemwiseType)
+      .set_compute(Context::kCPU, fwd)
+      .set_gradient([bname](const NodePtr& n, const std::vector<NodeEntry>& og) {
+        return std::vector<NodeEntry>{MakeNode(bname, n->attrs.name + "_backward", {og[0], n->inputs[0], NodeEntry{n, 0, 0}},
+                                               {n->attrs.dict.begin(), n->attrs.dict.end()})};
+      });
+  OpRegistry::Get()
+      ->Register(bname)
+      .describe("Gradient of " + name + ".")
+      .set_num_inputs(3)
+      .set_num_outputs(1)
+      .add_argument("ograd", "NDArray-or-Symbol", "Gradient of the output.")
+      .add_argument("data", "NDArray-or-Symbol", "Forward input.")
+      .add_argument("out", "NDArray-or-Symbol", "Forward output.")
+      .add_arguments(fields)
+      .set_attr_parser(ParamParser<ReduceAxesParam>)
+      .set_infer_shape([](const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
+        AssignShape(attrs, &(*out)[0], (*in)[1], "output", 0);
+        return (*out)[0].IsKnown();
+      })
+      .set_infer_type([](const NodeAttrs& attrs, std::vector<int>* in, std::vector<int>* out) {
+        AssignType(attrs, &(*out)[0], (*in)[1], "output", 0);
+        return (*out)[0] != -1;
+      })
+      .set_compute(Context::kCPU, bwd);
+}
+
+// ---- argmax / argmin ----------------------------------------------------------------
+
+bool ArgShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
+  const TShape& s = (*in)[0];
+  if (s.ndim() < 0) return false;
+  const auto& p = attrs.get<ArgReduceParam>();
+  const int n = s.ndim();
+  std::vector<bool> red(n, !p.axis.has_value());
+  if (p.axis.has_value()) {
+    const int a = p.axis.value();
+    MX_CHECK_KIND(a >= -n && a < n, "ValueError")
+        << attrs.op->name << ": axis " << a << " is out of bounds for an array of rank " << n << " (shape " << s << ")";
+    red[a < 0 ? a + n : a] = true;
+  }
+  AssignShape(attrs, &(*out)[0], ReducedShape(s, red, p.keepdims && p.axis.has_value()), "output", 0);
+  return true;
+}
+
+template <bool kMax>
+void ArgCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const auto& p = attrs.get<ArgReduceParam>();
+  const int n = in[0].ndim();
+  std::vector<bool> red(n, !p.axis.has_value());
+  if (p.axis.has_value()) red[p.axis.value() < 0 ? p.axis.value() + n : p.axis.value()] = true;
+  MX_CHECK_KIND(in[0].Size() > 0, "ValueError") << attrs.op->name << ": attempt to get an arg extremum of an empty array";
+  const ReducePlan plan = MakeReducePlan(in[0].shape_, red);
+  MXNET_TYPE_SWITCH(in[0].type_flag_, DType, {
+    ArgReduce<kMax>(plan, in[0].dptr<DType>(), out[0].dptr<DType>(), req[0]);
+  });
+}
+
+void RegisterArg(const std::string& name, bool is_max) {
+  OpRegistry::Get()
+      ->Register(name)
+      .describe(std::string("Returns indices of the ") + (is_max ? "maximum" : "minimum") +
+                " values along an axis (of the flattened input when axis is None), as values of the input "
+                "dtype; the first occurrence wins and NaN counts as the extreme.")
+      .set_num_inputs(1)
+      .set_num_outputs(1)
+      .add_argument("data", "NDArray-or-Symbol", "The input")
+      .add_arguments(ArgReduceParam::__FIELDS__())
+      .set_attr_parser(ParamParser<ArgReduceParam>)
+      .set_infer_shape(ArgShape)
+      .set_infer_type(ElemwiseType)
+      .set_compute(Context::kCPU, is_max ? FCompute(ArgCompute<true>) : FCompute(ArgCompute<false>))
+      .set_gradient(ZeroGrads);
+}
+
+struct Registrar {
+  Registrar() {
+    RegisterReduce("sum", {"sum_axis"}, "Computes the sum of array elements over given axes.",
+                   ReduceCompute<SumReducer, true>, ReduceBackward<SumGrad>);
+    RegisterReduce("mean", {}, "Computes the mean of array elements over given axes.",
+                   ReduceCompute<MeanReducer, true>, ReduceBackward<MeanGrad>);
+    RegisterReduce("prod", {}, "Computes the product of array elements over given axes.",
+                   ReduceCompute<ProdReducer, true>, ReduceBackward<ProdGrad>);
+    RegisterReduce("nansum", {}, "Computes the sum of array elements over given axes treating NaN as zero.",
+                   ReduceCompute<NanSumReducer, true>, ReduceBackward<NanSumGrad>);
+    RegisterReduce("nanprod", {}, "Computes the product of array elements over given axes treating NaN as one.",
+                   ReduceCompute<NanProdReducer, true>, ReduceBackward<NanProdGrad>);
+    RegisterReduce("max", {"max_axis"}, "Computes the max of array elements over given axes.",
+                   ReduceCompute<MaxReducer, false>, ReduceBackward<ExtremumGrad>);
+    RegisterReduce("min", {"min_axis"}, "Computes the min of array elements over given axes.",
+                   ReduceCompute<MinReducer, false>, ReduceBackward<ExtremumGrad>);
+    RegisterReduce("norm", {}, "Computes the L1 (ord=1) or L2 (ord=2) norm over given axes.", NormCompute,
+                   NormBackward, true);
+    RegisterArg("argmax", true);
+    RegisterArg("argmin", false);
+  }
+};
+const Registrar registrar;
+
+}  // namespace
+}  // namespace op
+}  // namespace mxnet
