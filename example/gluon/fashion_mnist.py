@@ -1,0 +1,248 @@
+#!/usr/bin/env python3
+"""The main job: train a LeNet-style CNN on Fashion-MNIST with Gluon.
+
+conv5x5(20)-relu-maxpool2 -> conv5x5(50)-relu-maxpool2 -> dense(500)-relu -> dense(10),
+inputs scaled to [0, 1] and normalised, softmax cross-entropy, SGD (lr 0.01, momentum 0.9),
+batch 64, fixed seed. Prints a progress bar per epoch, the test accuracy and time after each
+epoch, then saves the parameters, reloads them into a fresh network and checks that it scores
+the same. With matplotlib installed it also draws the training curves to a PNG.
+
+Data: the four idx files of Fashion-MNIST, from $MXNET_HOME/datasets/fashion-mnist or where
+Debian's dataset-fashion-mnist package installs them (/usr/share/datasets/fashion-mnist).
+"""
+import argparse
+import os
+import random
+import sys
+import time
+
+import numpy as np
+
+import mxnet as mx
+from mxnet import autograd, gluon
+from mxnet.gluon import nn
+from mxnet.gluon.data.vision import FashionMNIST, transforms
+
+MEAN, STD = 0.2860, 0.3530  # Fashion-MNIST pixel statistics on [0, 1]
+
+
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--epochs", type=int, default=3, help="passes over the training set")
+    parser.add_argument("--batch-size", type=int, default=64, help="training batch size")
+    parser.add_argument("--lr", type=float, default=0.01, help="SGD learning rate")
+    parser.add_argument("--momentum", type=float, default=0.9, help="SGD momentum")
+    parser.add_argument("--seed", type=int, default=42, help="seed of every random generator")
+    parser.add_argument("--limit", type=int, default=0,
+                        help="use only the first N training and test samples (0: all)")
+    parser.add_argument("--hybridize", action="store_true",
+                        help="hybridize the network (flags recorded; runs imperatively until "
+                             "the graph compiler exists)")
+    parser.add_argument("--profile", action="store_true",
+                        help="record a profiler trace (profile.json in --out-dir)")
+    parser.add_argument("--ctx", default="cpu", choices=["cpu", "gpu"], help="device to train on")
+    parser.add_argument("--workers", type=int, default=0, help="DataLoader worker processes")
+    parser.add_argument("--data-dir", default=None,
+                        help="directory with the idx files (default: MXNet's dataset location)")
+    parser.add_argument("--out-dir", default="fashion_mnist_output",
+                        help="where the .params file, the PNG and the trace go")
+    parser.add_argument("--no-progress", action="store_true", help="no per-batch progress bar")
+    return parser.parse_args(argv)
+
+
+def build_net():
+    """The LeNet-style network (parameters not yet initialised)."""
+    net = nn.HybridSequential()
+    with net.name_scope():
+        net.add(nn.Conv2D(20, kernel_size=5, activation="relu"),
+                nn.MaxPool2D(pool_size=2, strides=2),
+                nn.Conv2D(50, kernel_size=5, activation="relu"),
+                nn.MaxPool2D(pool_size=2, strides=2),
+                nn.Flatten(),
+                nn.Dense(500, activation="relu"),
+                nn.Dense(10))
+    return net
+
+
+class Progress(object):
+    """A tqdm bar when tqdm is installed, else a line printed every tenth of the epoch."""
+
+    def __init__(self, total, desc, enabled=True):
+        self._total = total
+        self._desc = desc
+        self._enabled = enabled
+        self._count = 0
+        self._next_print = 0
+        self._bar = None
+        if enabled:
+            try:
+                from tqdm import tqdm
+                self._bar = tqdm(total=total, desc=desc, unit="batch", leave=True,
+                                 dynamic_ncols=True)
+            except ImportError:
+                self._bar = None
+
+    def update(self, stats):
+        self._count += 1
+        if not self._enabled:
+            return
+        if self._bar is not None:
+            self._bar.set_postfix_str(stats, refresh=False)
+            self._bar.update(1)
+        elif self._count >= self._next_print or self._count == self._total:
+            print("%s [%d/%d] %s" % (self._desc, self._count, self._total, stats), flush=True)
+            self._next_print = self._count + max(1, self._total // 10)
+
+    def close(self):
+        if self._bar is not None:
+            self._bar.close()
+
+
+def make_loaders(args):
+    train_set = FashionMNIST(root=args.data_dir, train=True)
+    test_set = FashionMNIST(root=args.data_dir, train=False)
+    if args.limit:
+        train_set = train_set.take(args.limit)
+        test_set = test_set.take(args.limit)
+    train = gluon.data.DataLoader(train_set, batch_size=args.batch_size, shuffle=True,
+                                  num_workers=args.workers)
+    test = gluon.data.DataLoader(test_set, batch_size=256, shuffle=False,
+                                 num_workers=args.workers)
+    return train, test
+
+
+# ToTensor + Normalize, applied to whole batches (uint8 NHWC -> normalised float32 NCHW).
+TRANSFORM = transforms.Compose([transforms.ToTensor(), transforms.Normalize(MEAN, STD)])
+
+
+def preprocess(images, ctx):
+    """A uint8 NHWC batch as the network's normalised float32 NCHW input on ctx."""
+    return TRANSFORM(images.as_in_context(ctx))
+
+
+def evaluate(net, loader, ctx):
+    metric = mx.metric.Accuracy()
+    for images, labels in loader:
+        out = net(preprocess(images, ctx))
+        metric.update(labels, out)
+    return metric.get()[1]
+
+
+def train_epoch(net, loader, trainer, loss_fn, ctx, epoch, args):
+    metric = mx.metric.Accuracy()
+    total_loss, samples = 0.0, 0
+    progress = Progress(len(loader), "epoch %d/%d" % (epoch, args.epochs),
+                        enabled=not args.no_progress)
+    tic = time.time()
+    for images, labels in loader:
+        data = preprocess(images, ctx)
+        labels = labels.as_in_context(ctx)
+        with autograd.record():
+            out = net(data)
+            loss = loss_fn(out, labels)
+        loss.backward()
+        trainer.step(data.shape[0])
+        batch = data.shape[0]
+        total_loss += float(loss.sum().asscalar())
+        samples += batch
+        metric.update(labels, out)
+        rate = samples / max(time.time() - tic, 1e-9)
+        progress.update("loss=%.4f acc=%.4f %.0f samples/s"
+                        % (total_loss / samples, metric.get()[1], rate))
+    progress.close()
+    return total_loss / max(samples, 1), metric.get()[1], time.time() - tic, samples
+
+
+def save_curves(history, path):
+    """Training loss, training accuracy and test accuracy per epoch, when matplotlib exists."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    epochs = [h["epoch"] for h in history]
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4))
+    ax1.plot(epochs, [h["loss"] for h in history], marker="o")
+    ax1.set_xlabel("epoch")
+    ax1.set_ylabel("training loss")
+    ax2.plot(epochs, [h["train_acc"] for h in history], marker="o", label="train")
+    ax2.plot(epochs, [h["test_acc"] for h in history], marker="o", label="test")
+    ax2.set_xlabel("epoch")
+    ax2.set_ylabel("accuracy")
+    ax2.legend()
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return True
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    random.seed(args.seed)
+    np.random.seed(args.seed)
+    mx.random.seed(args.seed)
+    if args.ctx == "gpu":
+        if mx.context.num_gpus() == 0:
+            print("--ctx gpu: no GPU is visible to this runtime", file=sys.stderr)
+            return 2
+        ctx = mx.gpu(0)
+    else:
+        ctx = mx.cpu()
+    os.makedirs(args.out_dir, exist_ok=True)
+
+    try:
+        train_loader, test_loader = make_loaders(args)
+    except IOError as err:
+        print(err, file=sys.stderr)
+        return 1
+    print("Fashion-MNIST: %d training and %d test samples, batch %d, %s"
+          % (len(train_loader._dataset), len(test_loader._dataset), args.batch_size, ctx))
+
+    net = build_net()
+    net.initialize(mx.init.Xavier(), ctx=ctx)
+    if args.hybridize:
+        net.hybridize()
+    trainer = gluon.Trainer(net.collect_params(), "sgd",
+                            {"learning_rate": args.lr, "momentum": args.momentum})
+    loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
+
+    if args.profile:
+        mx.profiler.set_config(profile_all=True, aggregate_stats=True,
+                               filename=os.path.join(args.out_dir, "profile.json"))
+        mx.profiler.set_state("run")
+
+    history = []
+    for epoch in range(1, args.epochs + 1):
+        loss, train_acc, seconds, samples = train_epoch(net, train_loader, trainer, loss_fn,
+                                                        ctx, epoch, args)
+        test_acc = evaluate(net, test_loader, ctx)
+        history.append({"epoch": epoch, "loss": loss, "train_acc": train_acc,
+                        "test_acc": test_acc})
+        print("Epoch %d: loss %.4f, train accuracy %.4f, test accuracy %.4f, time %.1f s "
+              "(%.0f samples/s)" % (epoch, loss, train_acc, test_acc, seconds,
+                                    samples / max(seconds, 1e-9)), flush=True)
+
+    if args.profile:
+        mx.profiler.set_state("stop")
+        mx.profiler.dump()
+        print("Profiler trace: %s" % os.path.join(args.out_dir, "profile.json"))
+
+    params_file = os.path.join(args.out_dir, "fashion_mnist_lenet.params")
+    net.save_parameters(params_file)
+    fresh = build_net()
+    fresh.load_parameters(params_file, ctx=ctx)
+    reloaded_acc = evaluate(fresh, test_loader, ctx)
+    final_acc = history[-1]["test_acc"] if history else evaluate(net, test_loader, ctx)
+    same = abs(reloaded_acc - final_acc) < 1e-9
+    print("Saved %s; reloaded into a fresh network: test accuracy %.4f (%s)"
+          % (params_file, reloaded_acc, "same as trained" if same else
+             "DIFFERS from %.4f" % final_acc))
+    if history and save_curves(history, os.path.join(args.out_dir, "fashion_mnist_curves.png")):
+        print("Training curves: %s" % os.path.join(args.out_dir, "fashion_mnist_curves.png"))
+    print("Final test accuracy: %.4f" % final_acc)
+    return 0 if same else 3
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,183 @@
+/*!
+ * \file resize_crop.cc
+ * \brief `_image_resize` (nearest or bilinear with pixel-centre alignment, as OpenCV's
+ *        INTER_NEAREST / INTER_LINEAR) and `_image_crop` (a window of an HWC image / NHWC
+ *        batch).
+ */
+#include <algorithm>
+#include <limits>
+#include <type_traits>
+#include <utility>
+#include <cmath>
+#include <vector>
+
+#include "mxnet/op.h"
+#include "operator/common/parallel.h"
+#include "operator/image/image_layout.h"
+
+namespace mxnet {
+namespace op {
+namespace image {
+
+struct ResizeParam : public dmlc::Parameter<ResizeParam> {
+  TShape size;
+  bool keep_ratio;
+  int interp;
+  DMLC_DECLARE_PARAMETER(ResizeParam) {
+    DMLC_DECLARE_FIELD(size).set_default(TShape()).describe(
+        "Output size: w or (w, h). A single value with keep_ratio scales the shorter side to it.");
+    DMLC_DECLARE_FIELD(keep_ratio).set_default(false).describe(
+        "With a single size, keep the aspect ratio (shorter side = size).");
+    DMLC_DECLARE_FIELD(interp).set_default(1).describe("Interpolation: 0 nearest, 1 bilinear.");
+  }
+};
+DMLC_REGISTER_PARAMETER(ResizeParam);
+
+struct CropParam : public dmlc::Parameter<CropParam> {
+  int x, y, width, height;
+  DMLC_DECLARE_PARAMETER(CropParam) {
+    DMLC_DECLARE_FIELD(x).set_lower_bound(0).describe("Left column of the window.");
+    DMLC_DECLARE_FIELD(y).set_lower_bound(0).describe("Top row of the window.");
+    DMLC_DECLARE_FIELD(width).set_lower_bound(1).describe("Window width.");
+    DMLC_DECLARE_FIELD(height).set_lower_bound(1).describe("Window height.");
+  }
+};
+DMLC_REGISTER_PARAMETER(CropParam);
+
+namespace {
+
+/*! \brief Output (h, w) of a resize of an h x w image. */
+std::pair<int64_t, int64_t> ResizedHW(const NodeAttrs& attrs, int64_t h, int64_t w) {
+  const ResizeParam& p = attrs.get<ResizeParam>();
+  MX_CHECK_KIND(p.size.ndim() == 1 || p.size.ndim() == 2, "ValueError")
+      << attrs.op->name << ": size must be w or (w, h), got " << p.size;
+  MX_CHECK_KIND(p.interp == 0 || p.interp == 1, "ValueError")
+      << attrs.op->name << ": interp " << p.interp << " is not available; use 0 (nearest) or 1 (bilinear)";
+  if (p.size.ndim() == 2) return {p.size[1], p.size[0]};
+  const int64_t s = p.size[0];
+  if (!p.keep_ratio) return {s, s};
+  if (h < w) return {s, std::max<int64_t>(1, static_cast<int64_t>(std::round(double(w) * s / h)))};
+  return {std::max<int64_t>(1, static_cast<int64_t>(std::round(double(h) * s / w))), s};
+}
+
+bool ResizeShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
+  if (!(*in)[0].IsKnown()) return false;
+  const ImageDims d = ChannelsLast(attrs, (*in)[0]);
+  auto hw = ResizedHW(attrs, d.h, d.w);
+  MX_CHECK_KIND(hw.first > 0 && hw.second > 0, "ValueError") << attrs.op->name << ": output size must be positive";
+  AssignShape(attrs, &(*out)[0], MakeChannelsLast((*in)[0], d.n, hw.first, hw.second, d.c), "output", 0);
+  return true;
+}
+
+template <typename DType>
+DType FromFloat(float v) {
+  if (std::is_integral<DType>::value) {
+    v = std::round(v);
+    v = std::min<float>(std::max<float>(v, float(std::numeric_limits<DType>::lowest())),
+                        float(std::numeric_limits<DType>::max()));
+  }
+  return static_cast<DType>(v);
+}
+
+void ResizeCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                   const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const ImageDims d = ChannelsLast(attrs, in[0].shape_);
+  const ImageDims o = ChannelsLast(attrs, out[0].shape_);
+  const bool nearest = attrs.get<ResizeParam>().interp == 0;
+  const float sy = float(d.h) / o.h, sx = float(d.w) / o.w;
+  MXNET_TYPE_SWITCH(in[0].type_flag_, DType, {
+    const DType* x = in[0].dptr<DType>();
+    DType* y = out[0].dptr<DType>();
+    ParallelFor(o.n * o.h, [&](int64_t nr) {
+      const int64_t n = nr / o.h, r = nr % o.h;
+      const DType* img = x + n * d.h * d.w * d.c;
+      DType* dst = y + (n * o.h + r) * o.w * o.c;
+      if (nearest) {
+        const int64_t srow = std::min<int64_t>(d.h - 1, static_cast<int64_t>(std::floor(r * sy)));
+        for (int64_t col = 0; col < o.w; ++col) {
+          const int64_t scol = std::min<int64_t>(d.w - 1, static_cast<int64_t>(std::floor(col * sx)));
+          for (int64_t c = 0; c < d.c; ++c) AssignReq(&dst[col * o.c + c], req[0], img[(srow * d.w + scol) * d.c + c]);
+        }
+        return;
+      }
+      float fy = (r + 0.5f) * sy - 0.5f;
+      fy = std::max(0.f, fy);
+      const int64_t y0 = std::min<int64_t>(d.h - 1, static_cast<int64_t>(fy));
+      const int64_t y1 = std::min<int64_t>(d.h - 1, y0 + 1);
+      const float wy = fy - y0;
+      for (int64_t col = 0; col < o.w; ++col) {
+        float fx = std::max(0.f, (col + 0.5f) * sx - 0.5f);
+        const int64_t x0 = std::min<int64_t>(d.w - 1, static_cast<int64_t>(fx));
+        const int64_t x1 = std::min<int64_t>(d.w - 1, x0 + 1);
+        const float wx = fx - x0;
+        for (int64_t c = 0; c < d.c; ++c) {
+          const float a = float(img[(y0 * d.w + x0) * d.c + c]), b = float(img[(y0 * d.w + x1) * d.c + c]);
+          const float e = float(img[(y1 * d.w + x0) * d.c + c]), f = float(img[(y1 * d.w + x1) * d.c + c]);
+          const float v = (a * (1 - wx) + b * wx) * (1 - wy) + (e * (1 - wx) + f * wx) * wy;
+          AssignReq(&dst[col * o.c + c], req[0], FromFloat<DType>(v));
+        }
+      }
+    });
+  });
+}
+
+bool CropShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
+  if (!(*in)[0].IsKnown()) return false;
+  const ImageDims d = ChannelsLast(attrs, (*in)[0]);
+  const CropParam& p = attrs.get<CropParam>();
+  MX_CHECK_KIND(p.x + p.width <= d.w && p.y + p.height <= d.h, "ValueError")
+      << attrs.op->name << ": window x=" << p.x << " y=" << p.y << " width=" << p.width << " height=" << p.height
+      << " does not fit in an image of height " << d.h << " and width " << d.w;
+  AssignShape(attrs, &(*out)[0], MakeChannelsLast((*in)[0], d.n, p.height, p.width, d.c), "output", 0);
+  return true;
+}
+
+void CropCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                 const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const ImageDims d = ChannelsLast(attrs, in[0].shape_);
+  const CropParam& p = attrs.get<CropParam>();
+  MXNET_TYPE_SWITCH(in[0].type_flag_, DType, {
+    const DType* x = in[0].dptr<DType>();
+    DType* y = out[0].dptr<DType>();
+    ParallelFor(d.n * p.height, [&](int64_t nr) {
+      const int64_t n = nr / p.height, r = nr % p.height;
+      const DType* src = x + ((n * d.h + p.y + r) * d.w + p.x) * d.c;
+      DType* dst = y + nr * p.width * d.c;
+      for (int64_t i = 0; i < p.width * d.c; ++i) AssignReq(&dst[i], req[0], src[i]);
+    });
+  });
+}
+
+struct Registrar {
+  Registrar() {
+    OpRegistry::Get()
+        ->Register("_image_resize")
+        .describe("Resizes an image (H, W, C) or batch (N, H, W, C) to size (w, h); integer types are "
+                  "rounded and saturated.")
+        .set_num_inputs(1)
+        .set_num_outputs(1)
+        .add_argument("data", "NDArray-or-Symbol", "Input image(s), channels last.")
+        .add_arguments(ResizeParam::__FIELDS__())
+        .set_attr_parser(ParamParser<ResizeParam>)
+        .set_infer_shape(ResizeShape)
+        .set_infer_type(ElemwiseType)
+        .set_compute(Context::kCPU, ResizeCompute);
+    OpRegistry::Get()
+        ->Register("_image_crop")
+        .describe("Crops the window (x, y, width, height) of an image (H, W, C) or batch (N, H, W, C).")
+        .set_num_inputs(1)
+        .set_num_outputs(1)
+        .add_argument("data", "NDArray-or-Symbol", "Input image(s), channels last.")
+        .add_arguments(CropParam::__FIELDS__())
+        .set_attr_parser(ParamParser<CropParam>)
+        .set_infer_shape(CropShape)
+        .set_infer_type(ElemwiseType)
+        .set_compute(Context::kCPU, CropCompute);
+  }
+};
+const Registrar registrar;
+
+}  // namespace
+}  // namespace image
+}  // namespace op
+}  // namespace mxnet

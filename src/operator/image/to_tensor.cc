@@ -1,0 +1,202 @@
+/*!
+ * \file to_tensor.cc
+ * \brief `_image_to_tensor` (HWC/NHWC values in [0, 255] -> CHW/NCHW float32 in [0, 1]) and
+ *        `_image_normalize` ((x - mean[c]) / std[c] on CHW/NCHW, with its gradient).
+ */
+#include <iterator>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "mxnet/op.h"
+#include "operator/common/parallel.h"
+#include "operator/image/image_layout.h"
+
+namespace mxnet {
+namespace op {
+namespace image {
+namespace {
+
+void ToTensorCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                     const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const ImageDims d = ChannelsLast(attrs, in[0].shape_);
+  float* y = out[0].dptr<float>();
+  const int64_t plane = d.h * d.w;
+  MXNET_TYPE_SWITCH(in[0].type_flag_, DType, {
+    const DType* x = in[0].dptr<DType>();
+    ParallelFor(d.n * d.c, [&](int64_t nc) {
+      const int64_t n = nc / d.c, c = nc % d.c;
+      const DType* src = x + n * plane * d.c + c;
+      float* dst = y + nc * plane;
+      for (int64_t p = 0; p < plane; ++p)
+        AssignReq(&dst[p], req[0], static_cast<float>(src[p * d.c]) / 255.0f);
+    });
+  });
+}
+
+bool ToTensorShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
+  if (!(*in)[0].IsKnown()) return false;
+  const ImageDims d = ChannelsLast(attrs, (*in)[0]);
+  TShape s = (*in)[0].ndim() == 4 ? TShape{d.n, d.c, d.h, d.w} : TShape{d.c, d.h, d.w};
+  AssignShape(attrs, &(*out)[0], s, "output", 0);
+  return true;
+}
+
+bool ToTensorType(const NodeAttrs& attrs, std::vector<int>* in, std::vector<int>* out) {
+  AssignType(attrs, &(*out)[0], kFloat32, "output", 0);
+  return (*in)[0] != kUnknownType;
+}
+
+}  // namespace
+
+/*! \brief A tuple of floats written as "0.5", "(0.5, 0.4)" or "[0.5, 0.4]". */
+struct FloatList {
+  std::vector<float> v;
+};
+
+std::istream& operator>>(std::istream& is, FloatList& f) {
+  std::string text((std::istreambuf_iterator<char>(is)), std::istreambuf_iterator<char>());
+  for (char& ch : text)
+    if (ch == '(' || ch == ')' || ch == '[' || ch == ']' || ch == ',') ch = ' ';
+  std::istringstream ss(text);
+  f.v.clear();
+  float x;
+  while (ss >> x) f.v.push_back(x);
+  if (!ss.eof()) is.setstate(std::ios::failbit);
+  if (f.v.empty()) is.setstate(std::ios::failbit);
+  return is;
+}
+
+std::ostream& operator<<(std::ostream& os, const FloatList& f) {
+  os << '(';
+  for (size_t i = 0; i < f.v.size(); ++i) os << (i ? ", " : "") << f.v[i];
+  return os << (f.v.size() == 1 ? ",)" : ")");
+}
+
+}  // namespace image
+}  // namespace op
+}  // namespace mxnet
+
+namespace dmlc {
+DMLC_DECLARE_TYPE_NAME(mxnet::op::image::FloatList, "float or tuple of floats");
+}
+
+namespace mxnet {
+namespace op {
+namespace image {
+
+struct NormalizeParam : public dmlc::Parameter<NormalizeParam> {
+  FloatList mean, std;
+  DMLC_DECLARE_PARAMETER(NormalizeParam) {
+    FloatList zero, one;
+    zero.v = {0.f};
+    one.v = {1.f};
+    DMLC_DECLARE_FIELD(mean).set_default(zero).describe(
+        "Mean of each channel (one value for all channels, or one per channel).");
+    DMLC_DECLARE_FIELD(std).set_default(one).describe(
+        "Standard deviation of each channel (one value, or one per channel).");
+  }
+};
+DMLC_REGISTER_PARAMETER(NormalizeParam);
+
+namespace {
+
+/*! \brief mean and 1/std expanded to one value per channel; checks the counts. */
+void ChannelStats(const NodeAttrs& attrs, int64_t channels, std::vector<float>* mean,
+                  std::vector<float>* inv_std) {
+  const NormalizeParam& p = attrs.get<NormalizeParam>();
+  auto expand = [&](const std::vector<float>& v, const char* what, std::vector<float>* outv) {
+    MX_CHECK_KIND(v.size() == 1 || static_cast<int64_t>(v.size()) == channels, "ValueError")
+        << attrs.op->name << ": " << what << " has " << v.size() << " values for " << channels
+        << " channels (give 1 or " << channels << ")";
+    outv->resize(channels);
+    for (int64_t c = 0; c < channels; ++c) (*outv)[c] = v.size() == 1 ? v[0] : v[c];
+  };
+  expand(p.mean.v, "mean", mean);
+  expand(p.std.v, "std", inv_std);
+  for (float& s : *inv_std) {
+    MX_CHECK_KIND(s != 0.f, "ValueError") << attrs.op->name << ": std must not be 0";
+    s = 1.f / s;
+  }
+}
+
+template <bool kBackward>
+void NormalizeCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                      const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const ImageDims d = ChannelsFirst(attrs, in[0].shape_);
+  std::vector<float> mean, inv_std;
+  ChannelStats(attrs, d.c, &mean, &inv_std);
+  const int64_t plane = d.h * d.w;
+  MXNET_REAL_TYPE_SWITCH(in[0].type_flag_, DType, {
+    const DType* x = in[0].dptr<DType>();
+    DType* y = out[0].dptr<DType>();
+    ParallelFor(d.n * d.c, [&](int64_t nc) {
+      const int64_t c = nc % d.c;
+      const float m = kBackward ? 0.f : mean[c], s = inv_std[c];
+      const DType* src = x + nc * plane;
+      DType* dst = y + nc * plane;
+      for (int64_t p = 0; p < plane; ++p)
+        AssignReq(&dst[p], req[0], DType((static_cast<float>(src[p]) - m) * s));
+    });
+  });
+}
+
+bool NormalizeShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
+  if (!(*in)[0].IsKnown()) return false;
+  const ImageDims d = ChannelsFirst(attrs, (*in)[0]);
+  std::vector<float> mean, inv_std;
+  ChannelStats(attrs, d.c, &mean, &inv_std);
+  AssignShape(attrs, &(*out)[0], (*in)[0], "output", 0);
+  return true;
+}
+
+struct Registrar {
+  Registrar() {
+    OpRegistry::Get()
+        ->Register("_image_to_tensor")
+        .describe("Converts an image (H, W, C) or batch (N, H, W, C) with values in [0, 255] to a "
+                  "float32 tensor (C, H, W) / (N, C, H, W) with values in [0, 1].")
+        .set_num_inputs(1)
+        .set_num_outputs(1)
+        .add_argument("data", "NDArray-or-Symbol", "Input image(s), channels last.")
+        .set_infer_shape(ToTensorShape)
+        .set_infer_type(ToTensorType)
+        .set_compute(Context::kCPU, ToTensorCompute);
+
+    OpRegistry::Get()
+        ->Register("_image_normalize")
+        .describe("Normalizes a tensor (C, H, W) or batch (N, C, H, W): out[c] = (data[c] - mean[c]) "
+                  "/ std[c]; one mean/std value applies to every channel.")
+        .set_num_inputs(1)
+        .set_num_outputs(1)
+        .add_argument("data", "NDArray-or-Symbol", "Input tensor, channels first.")
+        .add_arguments(NormalizeParam::__FIELDS__())
+        .set_attr_parser(ParamParser<NormalizeParam>)
+        .set_infer_shape(NormalizeShape)
+        .set_infer_type(ElemwiseType)
+        .set_inplace_option([](const NodeAttrs&) { return InplacePairs{{0, 0}}; })
+        .set_compute(Context::kCPU, NormalizeCompute<false>)
+        .set_gradient([](const NodePtr& n, const std::vector<NodeEntry>& og) {
+          return std::vector<NodeEntry>{MakeNode("_backward_image_normalize", n->attrs.name + "_backward",
+                                                 {og[0]}, {n->attrs.dict.begin(), n->attrs.dict.end()})};
+        });
+
+    OpRegistry::Get()
+        ->Register("_backward_image_normalize")
+        .describe("Gradient of _image_normalize: the output gradient divided by std per channel.")
+        .set_num_inputs(1)
+        .set_num_outputs(1)
+        .add_argument("ograd", "NDArray-or-Symbol", "Gradient of the output.")
+        .add_arguments(NormalizeParam::__FIELDS__())
+        .set_attr_parser(ParamParser<NormalizeParam>)
+        .set_infer_shape(NormalizeShape)
+        .set_infer_type(ElemwiseType)
+        .set_compute(Context::kCPU, NormalizeCompute<true>);
+  }
+};
+const Registrar registrar;
+
+}  // namespace
+}  // namespace image
+}  // namespace op
+}  // namespace mxnet
