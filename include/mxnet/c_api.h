@@ -138,4 +138,98 @@ MXNET_DLL int MXProfileSetMarker(ProfileHandle domain, const char* instant_marke
 MXNET_DLL int MXSetProfilerScope(const char* scope);
 /* ---- end profiler ---- */
 
+/* ---- NDArray (src/c_api/c_api_ndarray.cc) ---- */
+typedef void* NDArrayHandle;
+typedef const void* AtomicSymbolCreator;
+typedef void* OpHandle;
+MXNET_DLL int MXNDArrayCreateNone(NDArrayHandle* out);
+MXNET_DLL int MXNDArrayCreate(const mx_uint* shape, mx_uint ndim, int dev_type, int dev_id, int delay_alloc,
+                              NDArrayHandle* out);
+MXNET_DLL int MXNDArrayCreateEx(const mx_uint* shape, mx_uint ndim, int dev_type, int dev_id, int delay_alloc,
+                                int dtype, NDArrayHandle* out);
+MXNET_DLL int MXNDArrayCreateEx64(const int64_t* shape, int ndim, int dev_type, int dev_id, int delay_alloc,
+                                  int dtype, NDArrayHandle* out);
+MXNET_DLL int MXNDArrayFree(NDArrayHandle handle);
+MXNET_DLL int MXNDArrayGetShape(NDArrayHandle handle, mx_uint* out_dim, const mx_uint** out_pdata);
+MXNET_DLL int MXNDArrayGetShapeEx(NDArrayHandle handle, int* out_dim, const int** out_pdata);
+MXNET_DLL int MXNDArrayGetShapeEx64(NDArrayHandle handle, int* out_dim, const int64_t** out_pdata);
+MXNET_DLL int MXNDArrayGetDType(NDArrayHandle handle, int* out_dtype);
+MXNET_DLL int MXNDArrayGetContext(NDArrayHandle handle, int* out_dev_type, int* out_dev_id);
+MXNET_DLL int MXNDArrayGetStorageType(NDArrayHandle handle, int* out_storage_type);
+MXNET_DLL int MXNDArrayGetData(NDArrayHandle handle, void** out_pdata);
+MXNET_DLL int MXNDArraySyncCopyFromCPU(NDArrayHandle handle, const void* data, size_t size);
+MXNET_DLL int MXNDArraySyncCopyToCPU(NDArrayHandle handle, void* data, size_t size);
+MXNET_DLL int MXNDArraySyncCopyFromNDArray(NDArrayHandle handle_dst, const NDArrayHandle handle_src, const int i);
+MXNET_DLL int MXNDArrayWaitToRead(NDArrayHandle handle);
+MXNET_DLL int MXNDArrayWaitToWrite(NDArrayHandle handle);
+MXNET_DLL int MXNDArrayWaitAll();
+MXNET_DLL int MXNDArraySlice(NDArrayHandle handle, mx_uint slice_begin, mx_uint slice_end, NDArrayHandle* out);
+MXNET_DLL int MXNDArraySlice64(NDArrayHandle handle, int64_t slice_begin, int64_t slice_end, NDArrayHandle* out);
+MXNET_DLL int MXNDArrayAt(NDArrayHandle handle, mx_uint idx, NDArrayHandle* out);
+MXNET_DLL int MXNDArrayAt64(NDArrayHandle handle, int64_t idx, NDArrayHandle* out);
+MXNET_DLL int MXNDArrayReshape(NDArrayHandle handle, int ndim, int* dims, NDArrayHandle* out);
+MXNET_DLL int MXNDArrayReshape64(NDArrayHandle handle, int ndim, dim_t* dims, bool reverse, NDArrayHandle* out);
+MXNET_DLL int MXNDArrayDetach(NDArrayHandle handle, NDArrayHandle* out);
+MXNET_DLL int MXNDArrayGetGrad(NDArrayHandle handle, NDArrayHandle* out);
+MXNET_DLL int MXNDArraySetGradState(NDArrayHandle handle, int state);
+MXNET_DLL int MXNDArrayGetGradState(NDArrayHandle handle, int* out);
+MXNET_DLL int MXShallowCopyNDArray(NDArrayHandle src, NDArrayHandle* out);
+MXNET_DLL int MXNDArraySave(const char* fname, mx_uint num_args, NDArrayHandle* args, const char** keys);
+MXNET_DLL int MXNDArrayLegacySave(const char* fname, mx_uint num_args, NDArrayHandle* args, const char** keys);
+MXNET_DLL int MXNDArrayLoad(const char* fname, mx_uint* out_size, NDArrayHandle** out_arr, mx_uint* out_name_size,
+                            const char*** out_names);
+MXNET_DLL int MXNDArrayLoadFromBuffer(const void* ndarray_buffer, size_t size, mx_uint* out_size,
+                                      NDArrayHandle** out_arr, mx_uint* out_name_size, const char*** out_names);
+MXNET_DLL int MXNDArraySaveRawBytes(NDArrayHandle handle, size_t* out_size, const char** out_buf);
+MXNET_DLL int MXNDArrayLoadFromRawBytes(const void* buf, size_t size, NDArrayHandle* out);
+MXNET_DLL int MXIsNumpyShape(int* curr);
+MXNET_DLL int MXSetIsNumpyShape(int is_np_shape, int* prev);
+
+/* ---- operators and imperative invoke (src/c_api/c_api_imperative.cc) ---- */
+MXNET_DLL int MXListAllOpNames(mx_uint* out_size, const char*** out_array);
+MXNET_DLL int NNGetOpHandle(const char* op_name, OpHandle* op_out);
+MXNET_DLL int NNListAllOpNames(mx_uint* out_size, const char*** out_array);
+MXNET_DLL int MXSymbolListAtomicSymbolCreators(mx_uint* out_size, AtomicSymbolCreator** out_array);
+MXNET_DLL int MXSymbolGetAtomicSymbolName(AtomicSymbolCreator creator, const char** name);
+MXNET_DLL int MXSymbolGetAtomicSymbolInfo(AtomicSymbolCreator creator, const char** name, const char** description,
+                                          mx_uint* num_args, const char*** arg_names, const char*** arg_type_infos,
+                                          const char*** arg_descriptions, const char** key_var_num_args,
+                                          const char** return_type);
+MXNET_DLL int MXImperativeInvoke(AtomicSymbolCreator creator, int num_inputs, NDArrayHandle* inputs,
+                                 int* num_outputs, NDArrayHandle** outputs, int num_params, const char** param_keys,
+                                 const char** param_vals);
+MXNET_DLL int MXImperativeInvokeEx(AtomicSymbolCreator creator, int num_inputs, NDArrayHandle* inputs,
+                                   int* num_outputs, NDArrayHandle** outputs, int num_params,
+                                   const char** param_keys, const char** param_vals, const int** out_stypes);
+
+/* ---- autograd (src/c_api/c_api_autograd.cc) ---- */
+/*! \brief Callbacks of autograd.Function: [0] backward, [1] delete. */
+struct MXCallbackList {
+  int num_callbacks;
+  int (**callbacks)(void);
+  void** contexts;
+};
+typedef int (*MXCustomFunctionBwdFunc)(int num_ograds, int num_igrads, void** ptrs, const int* reqs,
+                                       const int is_train, void* state);
+typedef int (*MXCustomFunctionDelFunc)(void* state);
+MXNET_DLL int MXAutogradSetIsRecording(int is_recording, int* prev);
+MXNET_DLL int MXAutogradSetIsTraining(int is_training, int* prev);
+MXNET_DLL int MXAutogradIsRecording(bool* curr);
+MXNET_DLL int MXAutogradIsTraining(bool* curr);
+MXNET_DLL int MXAutogradMarkVariables(mx_uint num_var, NDArrayHandle* var_handles, mx_uint* reqs_array,
+                                      NDArrayHandle* grad_handles);
+MXNET_DLL int MXAutogradComputeGradient(mx_uint num_output, NDArrayHandle* output_handles);
+MXNET_DLL int MXAutogradBackward(mx_uint num_output, NDArrayHandle* output_handles, NDArrayHandle* ograd_handles,
+                                 int retain_graph);
+MXNET_DLL int MXAutogradBackwardEx(mx_uint num_output, NDArrayHandle* output_handles, NDArrayHandle* ograd_handles,
+                                   mx_uint num_variables, NDArrayHandle* var_handles, int retain_graph,
+                                   int create_graph, int is_train, NDArrayHandle** grad_handles,
+                                   int** grad_stypes);
+MXNET_DLL int MXCustomFunctionRecord(int num_inputs, NDArrayHandle* inputs, int num_outputs, NDArrayHandle* outputs,
+                                     struct MXCallbackList* callbacks);
+
+/* ---- random (src/c_api/c_api_random.cc) ---- */
+MXNET_DLL int MXRandomSeed(int seed);
+MXNET_DLL int MXRandomSeedContext(int seed, int dev_type, int dev_id);
+
 #endif  // MXNET_C_API_H_

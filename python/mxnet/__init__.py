@@ -6,6 +6,23 @@ from . import error
 from . import context
 from .context import Context, current_context, cpu, gpu, cpu_pinned
 from . import runtime
+from . import ndarray
+from . import ndarray as nd
+from . import autograd
+from . import random
+from . import random as rnd
+from . import np
+from . import np as numpy
+from . import npx
+from . import npx as numpy_extension
 from . import test_utils
 from . import profiler
 from . import engine
+from . import name
+from . import initializer
+from . import initializer as init
+from . import lr_scheduler
+from . import optimizer
+from . import metric
+from . import io
+from . import gluon

@@ -1,0 +1,36 @@
+"""mx.nd: NDArray, creation and I/O, ops generated from the registry, 1.x conveniences."""
+import sys as _sys
+
+from .ndarray import (NDArray, array, empty, zeros, ones, full, arange, save, load, load_frombuffer,
+                      waitall, concatenate, moveaxis)
+from . import _arith, _indexing, register as _register
+
+NDArray.__getitem__ = _indexing.getitem
+NDArray.__setitem__ = _indexing.setitem
+_arith.install(NDArray)
+
+_register.populate(_sys.modules[__name__])
+
+for _name, _fn in _arith.FUNCTIONS.items():
+    globals()[_name] = _fn
+
+
+def _method(opname):
+    def fn(self, *args, **kwargs):
+        return _register.invoke_by_name(opname, (self,) + args, kwargs)
+    fn.__name__ = opname
+    return fn
+
+
+# Methods 1.x NDArray forwards to same-named ops (those that exist in this build).
+for _name in ("sum", "mean", "max", "min", "prod", "nansum", "nanprod", "norm", "argmax", "argmin", "abs",
+              "sign", "sqrt", "square", "exp", "log", "relu", "sigmoid", "tanh", "softmax", "log_softmax",
+              "transpose", "flatten", "expand_dims", "squeeze", "clip", "tile", "repeat", "flip", "topk",
+              "sort", "argsort", "split", "slice", "slice_axis", "take", "pick", "one_hot", "swapaxes",
+              "broadcast_to", "broadcast_like", "round", "floor", "ceil", "trunc", "fix", "rint",
+              "reciprocal", "zeros_like", "ones_like", "diag", "pad", "depth_to_space", "space_to_depth"):
+    if _name in _register._INFOS and not hasattr(NDArray, _name):
+        setattr(NDArray, _name, _method(_name))
+
+from . import random  # noqa: E402
+del _sys

@@ -1,0 +1,120 @@
+"""NDArray __getitem__/__setitem__: views for axis-0 slices and ints, the `slice` op for
+other basic indexing, `gather_nd` for advanced indexing; assignment writes in place."""
+import numbers
+
+import numpy as np
+
+from .ndarray import NDArray, _op, array
+
+
+def _is_int(k):
+    return isinstance(k, (numbers.Integral, np.integer)) and not isinstance(k, bool)
+
+
+def _normalize(key, ndim):
+    if not isinstance(key, tuple):
+        key = (key,)
+    if any(k is Ellipsis for k in key):
+        i = [j for j, k in enumerate(key) if k is Ellipsis][0]
+        fill = ndim - (len(key) - 1 - sum(k is None for k in key))
+        key = key[:i] + (slice(None),) * fill + key[i + 1:]
+    return key
+
+
+def _is_advanced(key):
+    items = key if isinstance(key, tuple) else (key,)
+    return any(isinstance(k, (NDArray, np.ndarray, list)) for k in items)
+
+
+def _index_array(k):
+    if isinstance(k, NDArray):
+        return k
+    return array(np.asarray(k), dtype=np.int64)
+
+
+def getitem(self, key):
+    shape = self.shape
+    if _is_int(key):
+        idx = int(key)
+        if idx < -shape[0] or idx >= shape[0]:
+            raise IndexError("index %d is out of bounds for axis 0 with size %d" % (idx, shape[0]))
+        idx = idx % shape[0]
+        res = self._at(idx)
+        return res.reshape((1,)) if len(shape) == 1 else res
+    if isinstance(key, slice) and (key.step is None or key.step == 1):
+        start, stop, _ = key.indices(shape[0])
+        return self._slice(start, max(start, stop))
+    if _is_advanced(key):
+        items = key if isinstance(key, tuple) else (key,)
+        if not all(isinstance(k, (NDArray, np.ndarray, list)) or _is_int(k) for k in items):
+            raise IndexError("mixing advanced indices with slices is not supported; index the result again")
+        idx = [_index_array(k if not _is_int(k) else [k]) for k in items]
+        idx_shape = np.broadcast_shapes(*[i.shape for i in idx])
+        idx = [_op("broadcast_to", i.astype("int64"), shape=idx_shape).reshape((1, -1)) for i in idx]
+        stacked = _op("Concat", *idx, dim=0) if len(idx) > 1 else idx[0]
+        res = _op("gather_nd", self, stacked)
+        return res.reshape(idx_shape + tuple(shape[len(items):]))
+    key = _normalize(key, len(shape))
+    begin, end, step, out_shape, axis = [], [], [], [], 0
+    for k in key:
+        if k is None:
+            out_shape.append(1)
+            continue
+        if axis >= len(shape):
+            raise IndexError("too many indices for array of dimension %d" % len(shape))
+        if _is_int(k):
+            i = int(k)
+            if i < -shape[axis] or i >= shape[axis]:
+                raise IndexError("index %d is out of bounds for axis %d with size %d" % (i, axis, shape[axis]))
+            i %= shape[axis]
+            begin.append(i)
+            end.append(i + 1)
+            step.append(1)
+        elif isinstance(k, slice):
+            s, e, st = k.indices(shape[axis])
+            begin.append(s)
+            end.append(e if (e >= 0 or st > 0) else None)
+            step.append(st)
+            out_shape.append(len(range(s, e, st)))
+        else:
+            raise IndexError("unsupported index type %s" % type(k).__name__)
+        axis += 1
+    out_shape.extend(shape[axis:])
+    res = _op("slice", self, begin=tuple(begin), end=tuple(None if e is None else e for e in end),
+              step=tuple(step))
+    if not out_shape:
+        out_shape = [1]
+    return res.reshape(tuple(out_shape))
+
+
+def setitem(self, key, value):
+    if not self.writable:
+        raise ValueError("Cannot assign to readonly NDArray")
+    shape = self.shape
+    full = isinstance(key, slice) and key == slice(None) or key is Ellipsis or \
+        (isinstance(key, tuple) and all(k == slice(None) for k in key) and len(key) <= len(shape))
+    if full:
+        if isinstance(value, NDArray):
+            if value.handle is self.handle:
+                return
+            if value.shape == shape:
+                _op("_copy", value, out=self)
+            else:
+                _op("broadcast_to", value, shape=shape, out=self)
+        else:
+            self._sync_copyfrom(np.asarray(value))
+        return
+    if _is_int(key) or (isinstance(key, slice) and (key.step is None or key.step == 1)):
+        view = getitem(self, key)
+        if _is_int(key) and len(shape) == 1:
+            view = self._slice(int(key) % shape[0], int(key) % shape[0] + 1)
+        setitem(view, slice(None), value)
+        return
+    # General case: read, assign with numpy's rules, write back (synchronous).
+    host = self.asnumpy()
+    if isinstance(key, NDArray):
+        key = key.asnumpy().astype(np.int64)
+    elif isinstance(key, tuple):
+        key = tuple(k.asnumpy().astype(np.int64) if isinstance(k, NDArray) else k for k in key)
+    host[key] = value.asnumpy() if isinstance(value, NDArray) else value
+    self._sync_copyfrom(host)

@@ -1,0 +1,419 @@
+"""The NDArray class and array creation, save/load, waits (MXNet 1.x `mx.nd`)."""
+import ctypes
+import operator
+
+import numpy as np
+
+from ..base import (_LIB, NDArrayHandle, check_call, c_str, c_str_array, c_handle_array, MXNetError,
+                    py_str)
+from ..context import Context, current_context
+
+__all__ = ["NDArray", "array", "empty", "zeros", "ones", "full", "arange", "save", "load",
+           "load_frombuffer", "waitall", "concatenate", "moveaxis"]
+
+_DTYPE_NP_TO_MX = {
+    np.dtype(np.float32): 0, np.dtype(np.float64): 1, np.dtype(np.float16): 2,
+    np.dtype(np.uint8): 3, np.dtype(np.int32): 4, np.dtype(np.int8): 5,
+    np.dtype(np.int64): 6, np.dtype(np.bool_): 7,
+}
+_DTYPE_MX_TO_NP = {v: k for k, v in _DTYPE_NP_TO_MX.items()}
+_BF16 = 12
+_GRAD_REQ = {"null": 0, "write": 1, "add": 3}
+
+
+def _dtype_flag(dtype):
+    if dtype is None:
+        return 0
+    if isinstance(dtype, str) and dtype == "bfloat16":
+        return _BF16
+    try:
+        return _DTYPE_NP_TO_MX[np.dtype(dtype)]
+    except (KeyError, TypeError):
+        raise TypeError("unsupported dtype %r; supported: float32, float64, float16, bfloat16, "
+                        "uint8, int8, int32, int64, bool" % (dtype,)) from None
+
+
+def _dtype_name(dtype):
+    """The string operators take for a dtype parameter."""
+    if isinstance(dtype, str) and dtype == "bfloat16":
+        return dtype
+    return np.dtype(dtype).name
+
+
+def _new_alloc(shape, ctx, dtype, delay_alloc=True):
+    shape = tuple(int(s) for s in shape)
+    arr = (ctypes.c_int64 * len(shape))(*shape)
+    h = NDArrayHandle()
+    check_call(_LIB.MXNDArrayCreateEx64(arr, ctypes.c_int(len(shape)), ctypes.c_int(ctx.device_typeid),
+                                        ctypes.c_int(ctx.device_id), ctypes.c_int(int(delay_alloc)),
+                                        ctypes.c_int(_dtype_flag(dtype)), ctypes.byref(h)))
+    return NDArray(h)
+
+
+class NDArray(object):
+    """An array on a device; operations run asynchronously through the engine."""
+    __slots__ = ["handle", "writable", "__weakref__"]
+    __array_priority__ = 1000.0
+
+    def __init__(self, handle, writable=True):
+        self.handle = handle
+        self.writable = writable
+
+    def __del__(self):
+        if getattr(self, "handle", None) is not None and _LIB is not None:
+            _LIB.MXNDArrayFree(self.handle)
+            self.handle = None
+
+    # ---- pickling (MXNDArraySaveRawBytes / LoadFromRawBytes) ----
+    def __reduce__(self):
+        return (_from_raw_bytes, (self._raw_bytes(),))
+
+    def _raw_bytes(self):
+        size = ctypes.c_size_t()
+        buf = ctypes.POINTER(ctypes.c_char)()
+        check_call(_LIB.MXNDArraySaveRawBytes(self.handle, ctypes.byref(size), ctypes.byref(buf)))
+        return ctypes.string_at(buf, size.value)
+
+    # ---- properties ----
+    @property
+    def shape(self):
+        ndim = ctypes.c_int()
+        pdata = ctypes.POINTER(ctypes.c_int64)()
+        check_call(_LIB.MXNDArrayGetShapeEx64(self.handle, ctypes.byref(ndim), ctypes.byref(pdata)))
+        if ndim.value < 0:
+            return None
+        return tuple(pdata[i] for i in range(ndim.value))
+
+    @property
+    def size(self):
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    @property
+    def dtype(self):
+        t = ctypes.c_int()
+        check_call(_LIB.MXNDArrayGetDType(self.handle, ctypes.byref(t)))
+        if t.value == _BF16:
+            return np.dtype([("bfloat16", np.uint16)])
+        return _DTYPE_MX_TO_NP[t.value].type
+
+    @property
+    def _dtype_flag(self):
+        t = ctypes.c_int()
+        check_call(_LIB.MXNDArrayGetDType(self.handle, ctypes.byref(t)))
+        return t.value
+
+    @property
+    def context(self):
+        dev_type, dev_id = ctypes.c_int(), ctypes.c_int()
+        check_call(_LIB.MXNDArrayGetContext(self.handle, ctypes.byref(dev_type), ctypes.byref(dev_id)))
+        return Context(Context.devtype2str[dev_type.value], dev_id.value)
+
+    ctx = context
+
+    @property
+    def stype(self):
+        return "default"
+
+    @property
+    def T(self):
+        if self.ndim > 2:
+            raise ValueError("Only 2D matrix is allowed to be transposed")
+        return _op("transpose", self)
+
+    @property
+    def grad(self):
+        h = NDArrayHandle()
+        check_call(_LIB.MXNDArrayGetGrad(self.handle, ctypes.byref(h)))
+        return NDArray(h) if h.value else None
+
+    @property
+    def _fresh_grad(self):
+        out = ctypes.c_int()
+        check_call(_LIB.MXNDArrayGetGradState(self.handle, ctypes.byref(out)))
+        return bool(out.value)
+
+    @_fresh_grad.setter
+    def _fresh_grad(self, state):
+        check_call(_LIB.MXNDArraySetGradState(self.handle, ctypes.c_int(int(state))))
+
+    # ---- host copies and waits ----
+    def asnumpy(self):
+        flag = self._dtype_flag
+        if flag == _BF16:
+            raw = np.empty(self.shape, dtype=np.uint16)
+            check_call(_LIB.MXNDArraySyncCopyToCPU(self.handle, raw.ctypes.data_as(ctypes.c_void_p),
+                                                   ctypes.c_size_t(raw.size)))
+            return (raw.astype(np.uint32) << 16).view(np.float32)
+        data = np.empty(self.shape, dtype=_DTYPE_MX_TO_NP[flag])
+        check_call(_LIB.MXNDArraySyncCopyToCPU(self.handle, data.ctypes.data_as(ctypes.c_void_p),
+                                               ctypes.c_size_t(data.size)))
+        return data
+
+    def asscalar(self):
+        if self.shape != (1,):
+            raise ValueError("The current array is not a scalar")
+        return self.asnumpy()[0]
+
+    def _sync_copyfrom(self, source):
+        if isinstance(source, NDArray):
+            source = source.asnumpy()
+        flag = self._dtype_flag
+        if flag == _BF16:
+            f = np.ascontiguousarray(np.broadcast_to(np.asarray(source, dtype=np.float32), self.shape))
+            bits = f.view(np.uint32)
+            rounded = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)
+            src = np.ascontiguousarray(rounded)
+        else:
+            src = np.ascontiguousarray(np.broadcast_to(np.asarray(source, dtype=_DTYPE_MX_TO_NP[flag]),
+                                                       self.shape))
+        check_call(_LIB.MXNDArraySyncCopyFromCPU(self.handle, src.ctypes.data_as(ctypes.c_void_p),
+                                                 ctypes.c_size_t(src.size)))
+
+    def wait_to_read(self):
+        check_call(_LIB.MXNDArrayWaitToRead(self.handle))
+
+    def wait_to_write(self):
+        check_call(_LIB.MXNDArrayWaitToWrite(self.handle))
+
+    # ---- copies and conversions ----
+    def copyto(self, other):
+        if isinstance(other, NDArray):
+            if other.handle is self.handle:
+                return other
+            return _op("_copy", self, out=other)
+        if isinstance(other, Context):
+            if other == self.context:
+                return _op("_copy", self)
+            hret = _new_alloc(self.shape, other, self.dtype if self._dtype_flag != _BF16 else "bfloat16")
+            hret._sync_copyfrom(self.asnumpy())
+            return hret
+        raise TypeError("copyto does not support type " + str(type(other)))
+
+    def copy(self):
+        return self.copyto(self.context)
+
+    def as_in_context(self, context):
+        return self if self.context == context else self.copyto(context)
+
+    as_in_ctx = as_in_context
+
+    def astype(self, dtype, copy=True):
+        if not copy and np.dtype(dtype) == np.dtype(self.dtype):
+            return self
+        return _op("Cast", self, dtype=_dtype_name(dtype))
+
+    def detach(self):
+        h = NDArrayHandle()
+        check_call(_LIB.MXNDArrayDetach(self.handle, ctypes.byref(h)))
+        return NDArray(h)
+
+    def tostype(self, stype):
+        if stype != "default":
+            raise ValueError("only dense ('default') storage is supported, got %r" % (stype,))
+        return self
+
+    def reshape(self, *shape, **kwargs):
+        if len(shape) == 1 and isinstance(shape[0], (list, tuple)):
+            shape = shape[0]
+        elif not shape:
+            shape = kwargs.get("shape")
+            if shape is None:
+                raise TypeError("reshape() takes a shape")
+        reverse = kwargs.get("reverse", False)
+        dims = (ctypes.c_int64 * len(shape))(*[int(s) for s in shape])
+        h = NDArrayHandle()
+        check_call(_LIB.MXNDArrayReshape64(self.handle, ctypes.c_int(len(shape)), dims,
+                                           ctypes.c_bool(reverse), ctypes.byref(h)))
+        return NDArray(h, self.writable)
+
+    def reshape_like(self, other):
+        return self.reshape(other.shape)
+
+    def _slice(self, start, stop):
+        h = NDArrayHandle()
+        check_call(_LIB.MXNDArraySlice64(self.handle, ctypes.c_int64(start), ctypes.c_int64(stop),
+                                         ctypes.byref(h)))
+        return NDArray(h, self.writable)
+
+    def _at(self, idx):
+        h = NDArrayHandle()
+        check_call(_LIB.MXNDArrayAt64(self.handle, ctypes.c_int64(idx), ctypes.byref(h)))
+        return NDArray(h, self.writable)
+
+    # ---- autograd ----
+    def attach_grad(self, grad_req="write", stype=None):
+        if grad_req not in _GRAD_REQ:
+            raise ValueError("grad_req must be one of %s, got %r" % (sorted(_GRAD_REQ), grad_req))
+        grad = _op("zeros_like", self)
+        check_call(_LIB.MXAutogradMarkVariables(1, ctypes.pointer(self.handle),
+                                                ctypes.pointer(ctypes.c_uint(_GRAD_REQ[grad_req])),
+                                                ctypes.pointer(grad.handle)))
+
+    def backward(self, out_grad=None, retain_graph=False, train_mode=True):
+        ograd = None if out_grad is None else c_handle_array([out_grad])
+        check_call(_LIB.MXAutogradBackwardEx(1, c_handle_array([self]), ograd, 0, None,
+                                             ctypes.c_int(retain_graph), 0, ctypes.c_int(train_mode),
+                                             None, None))
+
+    # ---- printing ----
+    def __repr__(self):
+        shape_info = "x".join(str(x) for x in self.shape)
+        return "\n%s\n<%s %s @%s>" % (str(self.asnumpy()), self.__class__.__name__, shape_info, self.context)
+
+    def __len__(self):
+        return self.shape[0]
+
+    def __bool__(self):
+        num = self.size
+        if num == 0:
+            raise ValueError("The truth value of an empty array is ambiguous.")
+        if num == 1:
+            return bool(self.asscalar()) if self.shape == (1,) else bool(self.asnumpy().item())
+        raise ValueError("The truth value of an NDArray with multiple elements is ambiguous.")
+
+    __nonzero__ = __bool__
+
+    def __iter__(self):
+        for i in range(self.shape[0]):
+            yield self[i]
+
+    def __hash__(self):
+        return id(self) // 16
+
+    def __array__(self, dtype=None, copy=None):
+        a = self.asnumpy()
+        return a if dtype is None else a.astype(dtype)
+
+    def __getstate__(self):
+        return {"raw": self._raw_bytes()}
+
+    def __setstate__(self, state):
+        h = NDArrayHandle()
+        raw = state["raw"]
+        check_call(_LIB.MXNDArrayLoadFromRawBytes(raw, ctypes.c_size_t(len(raw)), ctypes.byref(h)))
+        self.handle = h
+        self.writable = True
+
+
+def _from_raw_bytes(raw):
+    h = NDArrayHandle()
+    check_call(_LIB.MXNDArrayLoadFromRawBytes(raw, ctypes.c_size_t(len(raw)), ctypes.byref(h)))
+    return NDArray(h)
+
+
+def _op(name, *args, **kwargs):
+    """Calls a registered op by name (the generated functions' common path)."""
+    from .register import invoke_by_name
+    return invoke_by_name(name, args, kwargs)
+
+
+def empty(shape, ctx=None, dtype=None):
+    if isinstance(shape, int):
+        shape = (shape,)
+    return _new_alloc(shape, ctx or current_context(), dtype or np.float32)
+
+
+def array(source_array, ctx=None, dtype=None):
+    if isinstance(source_array, NDArray):
+        dtype = source_array.dtype if dtype is None else dtype
+        src = source_array.asnumpy()
+    else:
+        dtype = np.float32 if dtype is None else dtype
+        src = np.asarray(source_array, dtype=None if dtype == "bfloat16" else dtype)
+    shape = src.shape if src.ndim > 0 else (1,)
+    arr = empty(shape, ctx, dtype)
+    arr._sync_copyfrom(src.reshape(shape))
+    return arr
+
+
+def zeros(shape, ctx=None, dtype=None, **kwargs):
+    arr = empty(shape, ctx, dtype)
+    return _op("zeros_like", arr, out=arr)
+
+
+def ones(shape, ctx=None, dtype=None, **kwargs):
+    arr = empty(shape, ctx, dtype)
+    return _op("ones_like", arr, out=arr)
+
+
+def full(shape, val, ctx=None, dtype=np.float32, out=None):
+    arr = empty(shape, ctx, dtype) if out is None else out
+    arr._sync_copyfrom(np.full(arr.shape, val))
+    return arr
+
+
+def arange(start, stop=None, step=1.0, repeat=1, infer_range=None, ctx=None, dtype=np.float32):
+    if stop is None:
+        start, stop = 0, start
+    vals = np.repeat(np.arange(start, stop, step, dtype=np.float64), int(repeat))
+    return array(vals, ctx=ctx, dtype=dtype)
+
+
+def concatenate(arrays, axis=0, always_copy=True):
+    return _op("Concat", *arrays, dim=axis)
+
+
+def moveaxis(tensor, source, destination):
+    axes = list(range(tensor.ndim))
+    src = source % tensor.ndim
+    dst = destination % tensor.ndim
+    axes.pop(src)
+    axes.insert(dst, src)
+    return _op("transpose", tensor, axes=tuple(axes))
+
+
+def waitall():
+    check_call(_LIB.MXNDArrayWaitAll())
+
+
+def save(fname, data):
+    if isinstance(data, NDArray):
+        data = [data]
+    keys = None
+    if isinstance(data, dict):
+        keys = c_str_array(list(data.keys()))
+        data = list(data.values())
+    elif not isinstance(data, (list, tuple)):
+        raise ValueError("data needs to either be a NDArray, dict of str, NDArray pairs or a list of NDarrays.")
+    for d in data:
+        if not isinstance(d, NDArray):
+            raise TypeError("save only accepts NDArrays, got %s" % type(d))
+    check_call(_LIB.MXNDArraySave(c_str(str(fname)), ctypes.c_uint(len(data)), c_handle_array(data), keys))
+
+
+def _unpack_loaded(out_size, handles, out_name_size, names):
+    arrays = [NDArray(NDArrayHandle(handles[i])) for i in range(out_size.value)]
+    if out_name_size.value == 0:
+        return arrays
+    return {py_str(names[i]): arrays[i] for i in range(out_name_size.value)}
+
+
+def load(fname):
+    if not isinstance(fname, str):
+        raise TypeError("fname required to be a string")
+    out_size, out_name_size = ctypes.c_uint(), ctypes.c_uint()
+    handles = ctypes.POINTER(NDArrayHandle)()
+    names = ctypes.POINTER(ctypes.c_char_p)()
+    check_call(_LIB.MXNDArrayLoad(c_str(fname), ctypes.byref(out_size), ctypes.byref(handles),
+                                  ctypes.byref(out_name_size), ctypes.byref(names)))
+    return _unpack_loaded(out_size, handles, out_name_size, names)
+
+
+def load_frombuffer(buf):
+    if not isinstance(buf, (bytes, bytearray)):
+        raise TypeError("buf required to be a bytes-like object")
+    buf = bytes(buf)
+    out_size, out_name_size = ctypes.c_uint(), ctypes.c_uint()
+    handles = ctypes.POINTER(NDArrayHandle)()
+    names = ctypes.POINTER(ctypes.c_char_p)()
+    check_call(_LIB.MXNDArrayLoadFromBuffer(buf, ctypes.c_size_t(len(buf)), ctypes.byref(out_size),
+                                            ctypes.byref(handles), ctypes.byref(out_name_size),
+                                            ctypes.byref(names)))
+    return _unpack_loaded(out_size, handles, out_name_size, names)

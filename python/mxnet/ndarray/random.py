@@ -1,0 +1,56 @@
+"""mx.nd.random: thin wrappers over the registered _random_* / _sample_* ops."""
+from ..base import _Null
+from .ndarray import NDArray
+from .register import invoke_by_name
+
+__all__ = ["uniform", "normal", "randn", "randint", "exponential", "gamma", "poisson", "multinomial", "shuffle"]
+
+
+def _random(op, sample_op, params, shape, dtype, ctx, out, kwargs):
+    arrays = [v for v in params.values() if isinstance(v, NDArray)]
+    if arrays:
+        if len(arrays) != len(params):
+            raise ValueError("distribution parameters must be all scalars or all NDArrays")
+        return invoke_by_name(sample_op, tuple(params.values()), dict(shape=shape, dtype=dtype, out=out, **kwargs))
+    return invoke_by_name(op, (), dict(params, shape=shape, dtype=dtype, ctx=ctx, out=out, **kwargs))
+
+
+def uniform(low=0, high=1, shape=_Null, dtype=_Null, ctx=None, out=None, **kwargs):
+    return _random("_random_uniform", "_sample_uniform", {"low": low, "high": high}, shape, dtype, ctx, out, kwargs)
+
+
+def normal(loc=0, scale=1, shape=_Null, dtype=_Null, ctx=None, out=None, **kwargs):
+    return _random("_random_normal", "_sample_normal", {"loc": loc, "scale": scale}, shape, dtype, ctx, out, kwargs)
+
+
+def randn(*shape, **kwargs):
+    loc = kwargs.pop("loc", 0)
+    scale = kwargs.pop("scale", 1)
+    return normal(loc, scale, shape, **kwargs)
+
+
+def randint(low, high, shape=_Null, dtype=_Null, ctx=None, out=None, **kwargs):
+    return invoke_by_name("_random_randint", (), dict(low=low, high=high, shape=shape, dtype=dtype, ctx=ctx,
+                                                      out=out, **kwargs))
+
+
+def exponential(scale=1, shape=_Null, dtype=_Null, ctx=None, out=None, **kwargs):
+    return _random("_random_exponential", "_sample_exponential", {"lam": 1.0 / scale}, shape, dtype, ctx, out,
+                   kwargs)
+
+
+def gamma(alpha=1, beta=1, shape=_Null, dtype=_Null, ctx=None, out=None, **kwargs):
+    return _random("_random_gamma", "_sample_gamma", {"alpha": alpha, "beta": beta}, shape, dtype, ctx, out, kwargs)
+
+
+def poisson(lam=1, shape=_Null, dtype=_Null, ctx=None, out=None, **kwargs):
+    return _random("_random_poisson", "_sample_poisson", {"lam": lam}, shape, dtype, ctx, out, kwargs)
+
+
+def multinomial(data, shape=_Null, get_prob=False, out=None, dtype="int32", **kwargs):
+    return invoke_by_name("_sample_multinomial", (data,), dict(shape=shape, get_prob=get_prob, out=out,
+                                                               dtype=dtype, **kwargs))
+
+
+def shuffle(data, **kwargs):
+    return invoke_by_name("_shuffle", (data,), kwargs)
