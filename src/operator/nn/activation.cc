@@ -1,0 +1,138 @@
+/*!
+ * \file activation.cc
+ * \brief Activation (relu, sigmoid, tanh, softrelu, softsign) and `_backward_Activation`
+ *        (inputs: output gradient, forward input, forward output). oneDNN eltwise when
+ *        enabled, plain loops otherwise.
+ */
+#include <cmath>
+#include <vector>
+
+#include "operator/nn/nn_util.h"
+#include "operator/nn/onednn/onednn_ops.h"
+
+namespace mxnet {
+namespace op {
+
+enum ActType { kReLU = 0, kSigmoid = 1, kTanh = 2, kSoftReLU = 3, kSoftSign = 4 };
+
+struct ActivationParam : public dmlc::Parameter<ActivationParam> {
+  int act_type;
+  DMLC_DECLARE_PARAMETER(ActivationParam) {
+    DMLC_DECLARE_FIELD(act_type)
+        .add_enum("relu", kReLU).add_enum("sigmoid", kSigmoid).add_enum("tanh", kTanh)
+        .add_enum("softrelu", kSoftReLU).add_enum("softsign", kSoftSign)
+        .describe("Activation function to be applied.");
+  }
+};
+DMLC_REGISTER_PARAMETER(ActivationParam);
+
+namespace {
+
+template <typename C>
+inline C ActFwd(int t, C x) {
+  switch (t) {
+    case kReLU: return x > C(0) ? x : C(0);
+    case kSigmoid: return C(1) / (C(1) + std::exp(-x));
+    case kTanh: return std::tanh(x);
+    case kSoftReLU: return x > C(20) ? x : std::log1p(std::exp(x));  // log(1+e^x), overflow-safe
+    default: return x / (C(1) + std::fabs(x));
+  }
+}
+
+/*! \brief dy/dx from the input x and the output y. */
+template <typename C>
+inline C ActGrad(int t, C x, C y) {
+  switch (t) {
+    case kReLU: return x > C(0) ? C(1) : C(0);
+    case kSigmoid: return y * (C(1) - y);
+    case kTanh: return C(1) - y * y;
+    case kSoftReLU: return C(1) / (C(1) + std::exp(-x));
+    default: {
+      const C d = C(1) + std::fabs(x);
+      return C(1) / (d * d);
+    }
+  }
+}
+
+#if MXNET_USE_ONEDNN
+bool OneDNNAlg(int t, int dtype, dnnl::algorithm* alg) {
+  if (!onednn::Enabled() || !onednn::SupportedType(dtype)) return false;
+  switch (t) {
+    case kReLU: *alg = dnnl::algorithm::eltwise_relu; return true;
+    case kSigmoid: *alg = dnnl::algorithm::eltwise_logistic; return true;
+    case kTanh: *alg = dnnl::algorithm::eltwise_tanh; return true;
+    case kSoftReLU: *alg = dnnl::algorithm::eltwise_soft_relu; return true;
+    default: return false;
+  }
+}
+#endif
+
+void ActivationCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                       const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  if (req[0] == kNullOp) return;
+  const int t = attrs.get<ActivationParam>().act_type;
+#if MXNET_USE_ONEDNN
+  dnnl::algorithm alg;
+  if (req[0] != kAddTo && in[0].Size() > 0 && OneDNNAlg(t, in[0].type_flag_, &alg))
+    return onednn::EltwiseForward(alg, 0.f, 0.f, in[0], out[0]);
+#endif
+  MXNET_REAL_TYPE_SWITCH(in[0].type_flag_, D, {
+    using C = compute_t<D>;
+    MapUnary<D, C>(in[0].dptr<D>(), out[0].dptr<D>(), in[0].Size(), req[0], [t](C x) { return ActFwd(t, x); });
+  });
+}
+
+void ActivationBackward(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                        const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  if (req[0] == kNullOp) return;
+  const int t = attrs.get<ActivationParam>().act_type;
+#if MXNET_USE_ONEDNN
+  dnnl::algorithm alg;
+  if (req[0] != kAddTo && in[1].Size() > 0 && OneDNNAlg(t, in[1].type_flag_, &alg))
+    return onednn::EltwiseBackward(alg, 0.f, 0.f, in[0], in[1], out[0]);
+#endif
+  MXNET_REAL_TYPE_SWITCH(in[1].type_flag_, D, {
+    using C = compute_t<D>;
+    const D *dy = in[0].dptr<D>(), *x = in[1].dptr<D>(), *y = in[2].dptr<D>();
+    D* dx = out[0].dptr<D>();
+    const OpReqType r = req[0];
+    ParallelFor(in[1].Size(), [&](int64_t i) {
+      Store(dx + i, r, C(dy[i]) * ActGrad(t, C(x[i]), C(y[i])));
+    });
+  });
+}
+
+}  // namespace
+
+MXNET_REGISTER_OP(Activation)
+    .describe("Applies an activation function element-wise: relu max(x, 0), sigmoid 1/(1+exp(-x)), tanh, "
+              "softrelu log(1+exp(x)), softsign x/(1+|x|).")
+    .add_alias("_npx_activation")
+    .set_num_inputs(1)
+    .set_num_outputs(1)
+    .add_argument("data", "NDArray-or-Symbol", "The input array.")
+    .add_arguments(ActivationParam::__FIELDS__())
+    .set_attr_parser(ParamParser<ActivationParam>)
+    .set_infer_shape(ElemwiseShape)
+    .set_infer_type(ElemwiseType)
+    .set_compute(Context::kCPU, ActivationCompute)
+    .set_gradient([](const NodePtr& n, const std::vector<NodeEntry>& og) {
+      return std::vector<NodeEntry>{MakeNode("_backward_Activation", n->attrs.name + "_backward",
+                                             {og[0], n->inputs[0], NodeEntry{n, 0, 0}}, n->attrs.dict)};
+    });
+
+MXNET_REGISTER_OP(_backward_Activation)
+    .describe("Gradient of Activation: ograd * f'(x).")
+    .set_num_inputs(3)
+    .set_num_outputs(1)
+    .add_argument("ograd", "NDArray-or-Symbol", "Gradient of the output.")
+    .add_argument("data", "NDArray-or-Symbol", "The forward input.")
+    .add_argument("output", "NDArray-or-Symbol", "The forward output.")
+    .add_arguments(ActivationParam::__FIELDS__())
+    .set_attr_parser(ParamParser<ActivationParam>)
+    .set_infer_shape(ElemwiseShape)
+    .set_infer_type(ElemwiseType)
+    .set_compute(Context::kCPU, ActivationBackward);
+
+}  // namespace op
+}  // namespace mxnet

@@ -1,0 +1,316 @@
+/*!
+ * \file batch_norm.cc
+ * \brief BatchNorm (eps, momentum, fix_gamma, use_global_stats, output_mean_var, axis) and
+ *        `_backward_BatchNorm`. Outputs: out, batch mean, batch variance (biased). In the
+ *        training forward pass the moving statistics (inputs 3 and 4, mutated) are updated as
+ *        moving = moving * momentum + batch * (1 - momentum), on both the oneDNN and the
+ *        plain path, so the backward pass never touches them.
+ */
+#include <algorithm>
+#include <cmath>
+#include <type_traits>
+#include <vector>
+
+#include "operator/nn/nn_util.h"
+#include "operator/nn/onednn/onednn_ops.h"
+
+namespace mxnet {
+namespace op {
+
+struct BatchNormParam : public dmlc::Parameter<BatchNormParam> {
+  double eps;
+  float momentum;
+  bool fix_gamma, use_global_stats, output_mean_var;
+  int axis;
+  bool cudnn_off;
+  dmlc::optional<float> min_calib_range, max_calib_range;
+  DMLC_DECLARE_PARAMETER(BatchNormParam) {
+    DMLC_DECLARE_FIELD(eps).set_default(1e-3).describe("Epsilon to prevent div 0. Must be no less than 1e-5.");
+    DMLC_DECLARE_FIELD(momentum).set_default(0.9f).describe("Momentum for moving average.");
+    DMLC_DECLARE_FIELD(fix_gamma).set_default(true).describe("Fix gamma while training (gamma treated as 1).");
+    DMLC_DECLARE_FIELD(use_global_stats).set_default(false)
+        .describe("Whether use global moving statistics instead of local batch-norm.");
+    DMLC_DECLARE_FIELD(output_mean_var).set_default(false).describe("Output the mean and var as well.");
+    DMLC_DECLARE_FIELD(axis).set_default(1).describe("Specify which shape axis the channel is specified.");
+    DMLC_DECLARE_FIELD(cudnn_off).set_default(false).describe("Do not select CUDNN operator, if available.");
+    DMLC_DECLARE_FIELD(min_calib_range).set_default(dmlc::optional<float>())
+        .describe("The minimum scalar value in the form of float32 obtained through calibration (quantization).");
+    DMLC_DECLARE_FIELD(max_calib_range).set_default(dmlc::optional<float>())
+        .describe("The maximum scalar value in the form of float32 obtained through calibration (quantization).");
+  }
+};
+DMLC_REGISTER_PARAMETER(BatchNormParam);
+
+namespace {
+
+/*! \brief data viewed as (outer, C, inner) around the channel axis. */
+struct BNView {
+  int64_t outer, C, inner;
+  BNView(const NodeAttrs& attrs, const TShape& s) {
+    const int ax = NormAxis(attrs, attrs.get<BatchNormParam>().axis, s.ndim());
+    outer = s.ProdShape(0, ax);
+    C = s[ax];
+    inner = s.ProdShape(ax + 1, s.ndim());
+  }
+  int64_t M() const { return outer * inner; }
+};
+
+/*! \brief Parameters and statistics are float32 for half-precision data, else the data type. */
+int ParamType(int data_type) { return data_type == kFloat16 || data_type == kBfloat16 ? kFloat32 : data_type; }
+
+bool BNShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
+  const TShape& ds = (*in)[0];
+  if (!ds.IsKnown()) return false;
+  MX_CHECK_KIND(ds.ndim() >= 1, "ValueError") << "BatchNorm: data must have at least one dimension";
+  const BNView v(attrs, ds);
+  const TShape c{v.C};
+  const char* names[] = {"gamma", "beta", "moving_mean", "moving_var"};
+  for (int i = 1; i < 5; ++i) AssignShape(attrs, &(*in)[i], c, names[i - 1], i);
+  AssignShape(attrs, &(*out)[0], ds, "output", 0);
+  AssignShape(attrs, &(*out)[1], c, "mean", 1);
+  AssignShape(attrs, &(*out)[2], c, "var", 2);
+  return true;
+}
+
+bool BNType(const NodeAttrs& attrs, std::vector<int>* in, std::vector<int>* out) {
+  const int t = (*in)[0];
+  if (t < 0) return false;
+  const int pt = ParamType(t);
+  for (int i = 1; i < 5; ++i) AssignType(attrs, &(*in)[i], pt, "input", i);
+  AssignType(attrs, &(*out)[0], t, "output", 0);
+  AssignType(attrs, &(*out)[1], pt, "output", 1);
+  AssignType(attrs, &(*out)[2], pt, "output", 2);
+  return true;
+}
+
+template <typename D, typename P>
+void BNForwardPlain(const BNView& v, const BatchNormParam& p, bool training, const D* x, const P* gamma, const P* beta,
+                    P* mean, P* var, D* y, OpReqType req) {
+#pragma omp parallel for schedule(static) if (UseParallel(v.M() * v.C))
+  for (int64_t c = 0; c < v.C; ++c) {
+    if (training) {  // two passes in double: the variance of large-mean channels stays exact
+      double s = 0, ss = 0;
+      for (int64_t o = 0; o < v.outer; ++o) {
+        const D* row = x + (o * v.C + c) * v.inner;
+        for (int64_t i = 0; i < v.inner; ++i) s += static_cast<double>(row[i]);
+      }
+      const double m = v.M() > 0 ? s / v.M() : 0.0;
+      for (int64_t o = 0; o < v.outer; ++o) {
+        const D* row = x + (o * v.C + c) * v.inner;
+        for (int64_t i = 0; i < v.inner; ++i) {
+          const double d = static_cast<double>(row[i]) - m;
+          ss += d * d;
+        }
+      }
+      mean[c] = static_cast<P>(m);
+      var[c] = static_cast<P>(v.M() > 0 ? ss / v.M() : 0.0);
+    }
+    using C = compute_t<D>;
+    const C g = p.fix_gamma ? C(1) : C(gamma[c]);
+    const C scale = g / std::sqrt(C(var[c]) + C(p.eps));
+    const C shift = C(beta[c]) - C(mean[c]) * scale;
+    for (int64_t o = 0; o < v.outer; ++o) {
+      const D* row = x + (o * v.C + c) * v.inner;
+      D* out = y + (o * v.C + c) * v.inner;
+      for (int64_t i = 0; i < v.inner; ++i) Store(out + i, req, C(row[i]) * scale + shift);
+    }
+  }
+}
+
+template <typename D, typename P>
+void BNBackwardPlain(const BNView& v, const BatchNormParam& p, bool training, const D* dy, const D* x, const P* gamma,
+                     const P* mean, const P* var, D* dx, P* dgamma, P* dbeta, const std::vector<OpReqType>& req) {
+#pragma omp parallel for schedule(static) if (UseParallel(v.M() * v.C))
+  for (int64_t c = 0; c < v.C; ++c) {
+    const double m = mean[c], invstd = 1.0 / std::sqrt(static_cast<double>(var[c]) + p.eps);
+    double sum_dy = 0, sum_dy_xhat = 0;
+    for (int64_t o = 0; o < v.outer; ++o) {
+      const int64_t base = (o * v.C + c) * v.inner;
+      for (int64_t i = 0; i < v.inner; ++i) {
+        const double g = static_cast<double>(dy[base + i]);
+        sum_dy += g;
+        sum_dy_xhat += g * (static_cast<double>(x[base + i]) - m) * invstd;
+      }
+    }
+    const double gm = p.fix_gamma ? 1.0 : static_cast<double>(gamma[c]);
+    if (req[0] != kNullOp) {
+      const double k = gm * invstd, M = static_cast<double>(v.M() > 0 ? v.M() : 1);
+      for (int64_t o = 0; o < v.outer; ++o) {
+        const int64_t base = (o * v.C + c) * v.inner;
+        for (int64_t i = 0; i < v.inner; ++i) {
+          const double g = static_cast<double>(dy[base + i]);
+          double r = k * g;
+          if (training) {
+            const double xhat = (static_cast<double>(x[base + i]) - m) * invstd;
+            r = k * (g - sum_dy / M - xhat * sum_dy_xhat / M);
+          }
+          Store(dx + base + i, req[0], static_cast<compute_t<D>>(r));
+        }
+      }
+    }
+    if (req[1] != kNullOp) Store(dgamma + c, req[1], p.fix_gamma ? 0.0 : sum_dy_xhat);
+    if (req[2] != kNullOp) Store(dbeta + c, req[2], sum_dy);
+  }
+}
+
+/*! \brief The oneDNN path: float32 data, channel axis 1, rank 2 to 5, plain writes. */
+bool UseOneDNN(const NodeAttrs& attrs, const TBlob& x, const std::vector<OpReqType>& req) {
+#if MXNET_USE_ONEDNN
+  const int ax = NormAxis(attrs, attrs.get<BatchNormParam>().axis, x.ndim());
+  return onednn::Enabled() && x.type_flag_ == kFloat32 && ax == 1 && x.ndim() >= 2 && x.ndim() <= 5 &&
+         x.Size() > 0 && !AnyAddTo(req);
+#else
+  return false;
+#endif
+}
+
+/*! \brief The oneDNN forward for float32 data; false when the plain kernel must run. */
+template <typename D, typename P>
+bool OneDNNForward(const NodeAttrs&, const BatchNormParam&, bool, const std::vector<TBlob>&,
+                   const std::vector<OpReqType>&, const std::vector<TBlob>&, int64_t) {
+  return false;
+}
+template <typename D, typename P>
+bool OneDNNBackward(const NodeAttrs&, const BatchNormParam&, bool, const std::vector<TBlob>&,
+                    const std::vector<OpReqType>&, const std::vector<TBlob>&, int64_t) {
+  return false;
+}
+#if MXNET_USE_ONEDNN
+template <>
+bool OneDNNForward<float, float>(const NodeAttrs& attrs, const BatchNormParam& p, bool training,
+                                 const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
+                                 const std::vector<TBlob>& out, int64_t C) {
+  if (!UseOneDNN(attrs, in[0], req)) return false;
+  std::vector<float> ones;
+  const float* gamma = in[1].dptr<float>();
+  if (p.fix_gamma) {
+    ones.assign(C, 1.f);
+    gamma = ones.data();
+  }
+  onednn::BatchNormForward(in[0], gamma, in[2].dptr<float>(), out[1].dptr<float>(), out[2].dptr<float>(), out[0],
+                           static_cast<float>(p.eps), !training);
+  return true;
+}
+template <>
+bool OneDNNBackward<float, float>(const NodeAttrs& attrs, const BatchNormParam& p, bool training,
+                                  const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
+                                  const std::vector<TBlob>& out, int64_t C) {
+  // oneDNN writes all three gradients; a partial request takes the plain path.
+  if (!UseOneDNN(attrs, in[1], req) || req[0] == kNullOp || req[1] == kNullOp || req[2] == kNullOp) return false;
+  std::vector<float> ones;
+  const float* gamma = in[2].dptr<float>();
+  if (p.fix_gamma) {
+    ones.assign(C, 1.f);
+    gamma = ones.data();
+  }
+  onednn::BatchNormBackward(in[0], in[1], gamma, in[3].dptr<float>(), in[4].dptr<float>(), out[0],
+                            out[1].dptr<float>(), out[2].dptr<float>(), static_cast<float>(p.eps), !training);
+  if (p.fix_gamma) std::fill(out[1].dptr<float>(), out[1].dptr<float>() + C, 0.f);
+  return true;
+}
+#endif
+
+void BNCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+               const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const auto& p = attrs.get<BatchNormParam>();
+  const bool training = ctx.is_train && !p.use_global_stats;
+  const BNView v(attrs, in[0].shape_);
+  MXNET_REAL_TYPE_SWITCH(in[0].type_flag_, D, {
+    using P = std::conditional_t<std::is_same_v<D, double>, double, float>;
+    P* mean = out[1].dptr<P>();
+    P* var = out[2].dptr<P>();
+    P* mmean = in[3].dptr<P>();
+    P* mvar = in[4].dptr<P>();
+    if (!training) {
+      std::copy(mmean, mmean + v.C, mean);
+      std::copy(mvar, mvar + v.C, var);
+    }
+    const bool done = OneDNNForward<D, P>(attrs, p, training, in, req, out, v.C);
+    if (!done)
+      BNForwardPlain<D, P>(v, p, training, in[0].dptr<D>(), in[1].dptr<P>(), in[2].dptr<P>(), mean, var,
+                           out[0].dptr<D>(), req[0]);
+    if (training) {
+      const P mom = static_cast<P>(p.momentum);
+      for (int64_t c = 0; c < v.C; ++c) {
+        mmean[c] = mmean[c] * mom + mean[c] * (P(1) - mom);
+        mvar[c] = mvar[c] * mom + var[c] * (P(1) - mom);
+      }
+    }
+  });
+}
+
+void BNBackward(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  // inputs (ograd, data, gamma, mean, var); outputs (ddata, dgamma, dbeta)
+  const auto& p = attrs.get<BatchNormParam>();
+  const bool training = ctx.is_train && !p.use_global_stats;
+  const BNView v(attrs, in[1].shape_);
+  MXNET_REAL_TYPE_SWITCH(in[1].type_flag_, D, {
+    using P = std::conditional_t<std::is_same_v<D, double>, double, float>;
+    if (OneDNNBackward<D, P>(attrs, p, training, in, req, out, v.C)) return;
+    BNBackwardPlain<D, P>(v, p, training, in[0].dptr<D>(), in[1].dptr<D>(), in[2].dptr<P>(), in[3].dptr<P>(),
+                          in[4].dptr<P>(), out[0].dptr<D>(), out[1].dptr<P>(), out[2].dptr<P>(), req);
+  });
+}
+
+}  // namespace
+
+MXNET_REGISTER_OP(BatchNorm)
+    .describe("Batch normalization: normalizes data over all axes but `axis` with the batch statistics while "
+              "training (updating moving_mean/moving_var in place) and the moving statistics otherwise, then "
+              "scales by gamma and shifts by beta.")
+    .add_alias("_npx_batch_norm")
+    .set_num_inputs(5)
+    .set_num_outputs(3)
+    .set_num_visible_outputs([](const NodeAttrs& a) { return a.get<BatchNormParam>().output_mean_var ? 3u : 1u; })
+    .set_list_input_names([](const NodeAttrs&) {
+      return std::vector<std::string>{"data", "gamma", "beta", "moving_mean", "moving_var"};
+    })
+    .set_list_output_names([](const NodeAttrs&) { return std::vector<std::string>{"output", "mean", "var"}; })
+    .add_argument("data", "NDArray-or-Symbol", "Input data to batch normalization.")
+    .add_argument("gamma", "NDArray-or-Symbol", "gamma array.")
+    .add_argument("beta", "NDArray-or-Symbol", "beta array.")
+    .add_argument("moving_mean", "NDArray-or-Symbol", "running mean of input (auxiliary state, updated).")
+    .add_argument("moving_var", "NDArray-or-Symbol", "running variance of input (auxiliary state, updated).")
+    .add_arguments(BatchNormParam::__FIELDS__())
+    .set_attr_parser(ParamParser<BatchNormParam>)
+    .set_infer_shape(BNShape)
+    .set_infer_type(BNType)
+    .set_mutate_inputs([](const NodeAttrs&) { return std::vector<uint32_t>{3, 4}; })
+    .set_compute(Context::kCPU, BNCompute)
+    .set_gradient([](const NodePtr& n, const std::vector<NodeEntry>& og) {
+      auto g = MakeNodeOutputs("_backward_BatchNorm", n->attrs.name + "_backward",
+                               {og[0], n->inputs[0], n->inputs[1], NodeEntry{n, 1, 0}, NodeEntry{n, 2, 0}},
+                               n->attrs.dict);
+      g.push_back(MakeZeroGrad(n, 3));
+      g.push_back(MakeZeroGrad(n, 4));
+      return g;
+    });
+
+MXNET_REGISTER_OP(_backward_BatchNorm)
+    .describe("Gradients of BatchNorm with respect to data, gamma and beta.")
+    .set_num_inputs(5)
+    .set_num_outputs(3)
+    .add_argument("ograd", "NDArray-or-Symbol", "Gradient of the output.")
+    .add_argument("data", "NDArray-or-Symbol", "The forward input.")
+    .add_argument("gamma", "NDArray-or-Symbol", "The forward gamma.")
+    .add_argument("mean", "NDArray-or-Symbol", "The forward mean output.")
+    .add_argument("var", "NDArray-or-Symbol", "The forward variance output.")
+    .add_arguments(BatchNormParam::__FIELDS__())
+    .set_attr_parser(ParamParser<BatchNormParam>)
+    .set_infer_shape([](const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
+      AssignShape(attrs, &(*out)[0], (*in)[1], "output", 0);
+      AssignShape(attrs, &(*out)[1], (*in)[2], "output", 1);
+      AssignShape(attrs, &(*out)[2], (*in)[2], "output", 2);
+      return (*in)[1].IsKnown() && (*in)[2].IsKnown();
+    })
+    .set_infer_type([](const NodeAttrs& attrs, std::vector<int>* in, std::vector<int>* out) {
+      AssignType(attrs, &(*out)[0], (*in)[1], "output", 0);
+      AssignType(attrs, &(*out)[1], (*in)[2], "output", 1);
+      AssignType(attrs, &(*out)[2], (*in)[2], "output", 2);
+      return (*in)[1] >= 0 && (*in)[2] >= 0;
+    })
+    .set_compute(Context::kCPU, BNBackward);
+
+}  // namespace op
+}  // namespace mxnet

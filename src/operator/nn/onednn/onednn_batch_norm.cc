@@ -1,0 +1,113 @@
+/*!
+ * \file onednn_batch_norm.cc
+ * \brief oneDNN batch normalization over axis 1 with separate scale and shift (float32).
+ *        Training forward writes the batch mean/variance; with use_stats the given mean and
+ *        variance are read (inference, use_global_stats).
+ */
+#if MXNET_USE_ONEDNN
+
+#include <cstring>
+#include <unordered_map>
+
+#include "operator/nn/onednn/onednn_ops.h"
+
+namespace mxnet {
+namespace op {
+namespace onednn {
+namespace {
+
+using flags = dnnl::normalization_flags;
+
+flags Flags(bool use_stats) {
+  flags f = flags::use_scale | flags::use_shift;
+  return use_stats ? f | flags::use_global_stats : f;
+}
+
+struct FwdEntry {
+  dnnl::batch_normalization_forward prim;
+  dnnl::memory src, dst, scale, shift, mean, var;
+};
+struct BwdEntry {
+  dnnl::batch_normalization_backward prim;
+  dnnl::memory ddst, src, scale, mean, var, dsrc, dscale, dshift;
+};
+
+dnnl::memory Handle(const dnnl::memory::desc& d) { return dnnl::memory(d, CpuEngine(), DNNL_MEMORY_NONE); }
+
+dnnl::memory::desc ChannelDesc(const TBlob& x) {
+  return dnnl::memory::desc({x.shape_[1]}, dnnl::memory::data_type::f32, dnnl::memory::format_tag::a);
+}
+
+}  // namespace
+
+void BatchNormForward(const TBlob& x, const float* gamma, const float* beta, float* mean, float* var, const TBlob& y,
+                      float eps, bool use_stats) {
+  thread_local PrimitiveCache<FwdEntry> cache;
+  int32_t eps_bits;
+  std::memcpy(&eps_bits, &eps, 4);
+  FwdEntry& e = cache.Get(Key().Add(x).Add(eps_bits).Add(use_stats), [&] {
+    const auto d = PlainDesc(x), c = ChannelDesc(x);
+    const auto prop = use_stats ? dnnl::prop_kind::forward_inference : dnnl::prop_kind::forward_training;
+    dnnl::batch_normalization_forward::primitive_desc pd(
+        dnnl::batch_normalization_forward::desc(prop, d, eps, Flags(use_stats)), CpuEngine());
+    return FwdEntry{dnnl::batch_normalization_forward(pd), Handle(d), Handle(d), Handle(c), Handle(c), Handle(c),
+                    Handle(c)};
+  });
+  e.src.set_data_handle(x.dptr_);
+  e.dst.set_data_handle(y.dptr_);
+  e.scale.set_data_handle(const_cast<float*>(gamma));
+  e.shift.set_data_handle(const_cast<float*>(beta));
+  e.mean.set_data_handle(mean);
+  e.var.set_data_handle(var);
+  dnnl::stream& s = ThreadStream();
+  e.prim.execute(s, {{DNNL_ARG_SRC, e.src},
+                     {DNNL_ARG_DST, e.dst},
+                     {DNNL_ARG_SCALE, e.scale},
+                     {DNNL_ARG_SHIFT, e.shift},
+                     {DNNL_ARG_MEAN, e.mean},
+                     {DNNL_ARG_VARIANCE, e.var}});
+  s.wait();
+}
+
+void BatchNormBackward(const TBlob& dy, const TBlob& x, const float* gamma, const float* mean,
+                       const float* var, const TBlob& dx, float* dgamma, float* dbeta, float eps, bool use_stats) {
+  thread_local PrimitiveCache<BwdEntry> cache;
+  int32_t eps_bits;
+  std::memcpy(&eps_bits, &eps, 4);
+  BwdEntry& e = cache.Get(Key().Add(x).Add(eps_bits).Add(use_stats), [&] {
+    const auto d = PlainDesc(x), c = ChannelDesc(x);
+    dnnl::batch_normalization_forward::primitive_desc hint(
+        dnnl::batch_normalization_forward::desc(dnnl::prop_kind::forward_training, d, eps, Flags(use_stats)),
+        CpuEngine());
+    dnnl::batch_normalization_backward::primitive_desc pd(
+        dnnl::batch_normalization_backward::desc(dnnl::prop_kind::backward, d, d, eps, Flags(use_stats)), CpuEngine(),
+        hint);
+    return BwdEntry{dnnl::batch_normalization_backward(pd), Handle(d), Handle(d), Handle(c), Handle(c), Handle(c),
+                    Handle(d), Handle(c), Handle(c)};
+  });
+  e.ddst.set_data_handle(dy.dptr_);
+  e.src.set_data_handle(x.dptr_);
+  e.scale.set_data_handle(const_cast<float*>(gamma));
+  e.mean.set_data_handle(const_cast<float*>(mean));
+  e.var.set_data_handle(const_cast<float*>(var));
+  e.dsrc.set_data_handle(dx.dptr_);
+  e.dscale.set_data_handle(dgamma);
+  e.dshift.set_data_handle(dbeta);
+  dnnl::stream& s = ThreadStream();
+  e.prim.execute(s, {{DNNL_ARG_DIFF_DST, e.ddst},
+                     {DNNL_ARG_SRC, e.src},
+                     {DNNL_ARG_SCALE, e.scale},
+                     {DNNL_ARG_SHIFT, e.scale},  // oneDNN 2.6 checks it is bound though backward never reads it
+                     {DNNL_ARG_MEAN, e.mean},
+                     {DNNL_ARG_VARIANCE, e.var},
+                     {DNNL_ARG_DIFF_SRC, e.dsrc},
+                     {DNNL_ARG_DIFF_SCALE, e.dscale},
+                     {DNNL_ARG_DIFF_SHIFT, e.dshift}});
+  s.wait();
+}
+
+}  // namespace onednn
+}  // namespace op
+}  // namespace mxnet
+
+#endif  // MXNET_USE_ONEDNN

@@ -1,0 +1,298 @@
+/*!
+ * \file onednn_conv.cc
+ * \brief oneDNN (de)convolution. One description of the problem (Problem) feeds both
+ *        primitive families through the Prims<> traits, since their APIs are the same.
+ *        Primitives pick their preferred (blocked) layouts ("any"); LayoutBridge reorders our
+ *        plain tensors through buffers owned by the cache entry.
+ */
+#if MXNET_USE_ONEDNN
+
+#include "operator/nn/onednn/onednn_conv.h"
+
+#include <unordered_map>
+#include <vector>
+
+namespace mxnet {
+namespace op {
+namespace onednn {
+namespace {
+
+using dims = dnnl::memory::dims;
+using md = dnnl::memory::desc;
+using dt = dnnl::memory::data_type;
+
+/*! \brief A descriptor for logical dims d stored with dims in `order` (outermost first). */
+md Strided(const dims& d, dt type, const std::vector<int>& order) {
+  dims strides(d.size());
+  int64_t s = 1;
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    strides[*it] = s;
+    s *= d[*it];
+  }
+  return md(d, type, strides);
+}
+
+md AnyLike(const md& m) { return md(m.dims(), m.data_type(), dnnl::memory::format_tag::any); }
+
+dims Spatial(const ConvGeom& g, const int64_t* a, int64_t minus = 0) {
+  dims d;
+  for (int i = 3 - g.nsp; i < 3; ++i) d.push_back(a[i] - minus);
+  return d;
+}
+
+/*! \brief Activations (N, ch, spatial) stored channel-first or channel-last. */
+md ActDesc(const ConvGeom& g, int64_t ch, const int64_t* sp, bool cl, dt type) {
+  dims d{g.N, ch};
+  for (int64_t v : Spatial(g, sp)) d.push_back(v);
+  std::vector<int> order{0};
+  if (!cl) order.push_back(1);
+  for (int i = 0; i < g.nsp; ++i) order.push_back(2 + i);
+  if (cl) order.push_back(1);
+  return Strided(d, type, order);
+}
+
+/*!
+ * \brief Weights with logical dims ([G,] O, I, k...) where MXNet stores (outer, inner, k...)
+ *        (or (outer, k..., inner) channel-last); o_outer tells whether O is the outer one.
+ */
+md WeightDesc(const ConvGeom& g, int64_t O, int64_t I, bool o_outer, bool cl, dt type) {
+  const bool grouped = g.G > 1;
+  dims d;
+  if (grouped) d.push_back(g.G);
+  const int base = grouped ? 1 : 0;
+  d.push_back(O);
+  d.push_back(I);
+  for (int64_t v : Spatial(g, g.k)) d.push_back(v);
+  const int outer = o_outer ? base : base + 1, inner = o_outer ? base + 1 : base;
+  std::vector<int> order;
+  if (grouped) order.push_back(0);
+  order.push_back(outer);
+  if (!cl) order.push_back(inner);
+  for (int i = 0; i < g.nsp; ++i) order.push_back(base + 2 + i);
+  if (cl) order.push_back(inner);
+  return Strided(d, type, order);
+}
+
+template <bool kDeconv>
+struct Prims;
+template <>
+struct Prims<false> {
+  using Fwd = dnnl::convolution_forward;
+  using BwdData = dnnl::convolution_backward_data;
+  using BwdWeights = dnnl::convolution_backward_weights;
+  static constexpr dnnl::algorithm kAlg = dnnl::algorithm::convolution_direct;
+};
+template <>
+struct Prims<true> {
+  using Fwd = dnnl::deconvolution_forward;
+  using BwdData = dnnl::deconvolution_backward_data;
+  using BwdWeights = dnnl::deconvolution_backward_weights;
+  static constexpr dnnl::algorithm kAlg = dnnl::algorithm::deconvolution_direct;
+};
+
+/*! \brief Everything a (de)convolution primitive is built from, in oneDNN terms. */
+struct Problem {
+  md src, wei, dst, bias;
+  dims strides, dilates, pad_l, pad_r;
+  bool has_bias{false};
+  Key key;
+};
+
+Problem MakeProblem(bool deconv, const ConvGeom& g, const std::vector<int64_t>* adj, bool cl, int dtype,
+                    bool has_bias) {
+  Problem p;
+  const dt type = DataType(dtype);
+  const md conv_in = ActDesc(g, g.C, g.in, cl, type), conv_out = ActDesc(g, g.F, g.out, cl, type);
+  if (!deconv) {
+    p.src = conv_in;
+    p.dst = conv_out;
+    p.wei = WeightDesc(g, g.F / g.G, g.C / g.G, true, cl, type);
+    if (has_bias) p.bias = md({g.F}, type, dnnl::memory::format_tag::a);
+  } else {  // x has the conv's output shape, y the conv's input shape; MXNet weight (x-ch, y-ch/G, k)
+    p.src = conv_out;
+    p.dst = conv_in;
+    p.wei = WeightDesc(g, g.C / g.G, g.F / g.G, false, cl, type);
+    if (has_bias) p.bias = md({g.C}, type, dnnl::memory::format_tag::a);
+  }
+  p.has_bias = has_bias;
+  p.strides = Spatial(g, g.s);
+  p.dilates = Spatial(g, g.d, 1);  // oneDNN counts dilation from 0
+  p.pad_l = Spatial(g, g.p);
+  p.pad_r = p.pad_l;
+  if (adj)
+    for (int i = 0; i < g.nsp; ++i) p.pad_r[i] -= (*adj)[i];
+  p.key.Add(deconv).Add(g.N).Add(g.C).Add(g.F).Add(g.G).Add(g.nsp).Add(cl).Add(dtype).Add(has_bias);
+  for (int i = 0; i < 3; ++i) p.key.Add(g.in[i]).Add(g.out[i]).Add(g.k[i]).Add(g.s[i]).Add(g.p[i]).Add(g.d[i]);
+  if (adj)
+    for (int64_t a : *adj) p.key.Add(a);
+  return p;
+}
+
+template <bool kD>
+typename Prims<kD>::Fwd::desc FwdDesc(const Problem& p, bool training) {
+  const auto prop = training ? dnnl::prop_kind::forward_training : dnnl::prop_kind::forward_inference;
+  if (p.has_bias)
+    return typename Prims<kD>::Fwd::desc(prop, Prims<kD>::kAlg, AnyLike(p.src), AnyLike(p.wei), p.bias, AnyLike(p.dst),
+                                         p.strides, p.dilates, p.pad_l, p.pad_r);
+  return typename Prims<kD>::Fwd::desc(prop, Prims<kD>::kAlg, AnyLike(p.src), AnyLike(p.wei), AnyLike(p.dst),
+                                       p.strides, p.dilates, p.pad_l, p.pad_r);
+}
+
+template <bool kD>
+struct FwdEntry {
+  typename Prims<kD>::Fwd prim;
+  LayoutBridge src, wei, dst;
+  dnnl::memory bias;
+};
+
+template <bool kD>
+void RunForward(const Problem& p, bool training, const TBlob& x, const TBlob& w, const TBlob* bias, const TBlob& y,
+                const PostOps& post) {
+  thread_local PrimitiveCache<FwdEntry<kD>> cache;
+  Key key = p.key;
+  key.Add(training);
+  post.AppendKey(&key.v);
+  FwdEntry<kD>& e = cache.Get(key, [&] {
+    typename Prims<kD>::Fwd::primitive_desc pd(FwdDesc<kD>(p, training), post.ToAttr(), CpuEngine());
+    FwdEntry<kD> n{typename Prims<kD>::Fwd(pd), LayoutBridge(p.src, pd.src_desc()),
+                   LayoutBridge(p.wei, pd.weights_desc()), LayoutBridge(p.dst, pd.dst_desc()), dnnl::memory()};
+    if (p.has_bias) n.bias = dnnl::memory(p.bias, CpuEngine(), DNNL_MEMORY_NONE);
+    return n;
+  });
+  dnnl::stream& s = ThreadStream();
+  e.src.Bind(x.dptr_);
+  e.wei.Bind(w.dptr_);
+  e.dst.Bind(y.dptr_);
+  e.src.ToPrim(s);
+  e.wei.ToPrim(s);
+  if (post.sum_scale != 0.f) e.dst.ToPrim(s);  // the sum post-op reads the old output
+  std::unordered_map<int, dnnl::memory> args{
+      {DNNL_ARG_SRC, e.src.Prim()}, {DNNL_ARG_WEIGHTS, e.wei.Prim()}, {DNNL_ARG_DST, e.dst.Prim()}};
+  if (p.has_bias) {
+    e.bias.set_data_handle(bias->dptr_);
+    args[DNNL_ARG_BIAS] = e.bias;
+  }
+  e.prim.execute(s, args);
+  e.dst.FromPrim(s);
+  s.wait();
+}
+
+template <bool kD>
+struct BwdEntry {
+  typename Prims<kD>::BwdData data;
+  typename Prims<kD>::BwdWeights weights;
+  LayoutBridge d_ddst, d_wei, d_dsrc;   // backward-data operands
+  LayoutBridge w_src, w_ddst, w_dwei;   // backward-weights operands
+  dnnl::memory dbias;
+};
+
+template <bool kD>
+void RunBackward(const Problem& p, const TBlob& dy, const TBlob& x, const TBlob& w, const TBlob* dx, const TBlob* dw,
+                 const TBlob* db) {
+  thread_local PrimitiveCache<BwdEntry<kD>> cache;
+  using P = Prims<kD>;
+  BwdEntry<kD>& e = cache.Get(p.key, [&] {
+    typename P::Fwd::primitive_desc hint(FwdDesc<kD>(p, true), CpuEngine());
+    typename P::BwdData::primitive_desc dpd(
+        typename P::BwdData::desc(P::kAlg, AnyLike(p.src), AnyLike(p.wei), AnyLike(p.dst), p.strides, p.dilates,
+                                  p.pad_l, p.pad_r),
+        CpuEngine(), hint);
+    auto wdesc = p.has_bias ? typename P::BwdWeights::desc(P::kAlg, AnyLike(p.src), AnyLike(p.wei), p.bias,
+                                                           AnyLike(p.dst), p.strides, p.dilates, p.pad_l, p.pad_r)
+                            : typename P::BwdWeights::desc(P::kAlg, AnyLike(p.src), AnyLike(p.wei), AnyLike(p.dst),
+                                                           p.strides, p.dilates, p.pad_l, p.pad_r);
+    typename P::BwdWeights::primitive_desc wpd(wdesc, CpuEngine(), hint);
+    BwdEntry<kD> n{typename P::BwdData(dpd),
+                   typename P::BwdWeights(wpd),
+                   LayoutBridge(p.dst, dpd.diff_dst_desc()),
+                   LayoutBridge(p.wei, dpd.weights_desc()),
+                   LayoutBridge(p.src, dpd.diff_src_desc()),
+                   LayoutBridge(p.src, wpd.src_desc()),
+                   LayoutBridge(p.dst, wpd.diff_dst_desc()),
+                   LayoutBridge(p.wei, wpd.diff_weights_desc()),
+                   dnnl::memory()};
+    if (p.has_bias) n.dbias = dnnl::memory(p.bias, CpuEngine(), DNNL_MEMORY_NONE);
+    return n;
+  });
+  dnnl::stream& s = ThreadStream();
+  if (dx) {
+    e.d_ddst.Bind(dy.dptr_);
+    e.d_wei.Bind(w.dptr_);
+    e.d_dsrc.Bind(dx->dptr_);
+    e.d_ddst.ToPrim(s);
+    e.d_wei.ToPrim(s);
+    e.data.execute(s, {{DNNL_ARG_DIFF_DST, e.d_ddst.Prim()},
+                       {DNNL_ARG_WEIGHTS, e.d_wei.Prim()},
+                       {DNNL_ARG_DIFF_SRC, e.d_dsrc.Prim()}});
+    e.d_dsrc.FromPrim(s);
+  }
+  if (dw || db) {
+    // oneDNN computes both together; a missing one goes to scratch owned by the caller's request.
+    e.w_src.Bind(x.dptr_);
+    e.w_ddst.Bind(dy.dptr_);
+    std::vector<char> wscratch, bscratch;
+    if (dw) {
+      e.w_dwei.Bind(dw->dptr_);
+    } else {
+      wscratch.resize(p.wei.get_size());
+      e.w_dwei.Bind(wscratch.data());
+    }
+    e.w_src.ToPrim(s);
+    e.w_ddst.ToPrim(s);
+    std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, e.w_src.Prim()},
+                                               {DNNL_ARG_DIFF_DST, e.w_ddst.Prim()},
+                                               {DNNL_ARG_DIFF_WEIGHTS, e.w_dwei.Prim()}};
+    if (p.has_bias) {
+      if (db) {
+        e.dbias.set_data_handle(db->dptr_);
+      } else {
+        bscratch.resize(p.bias.get_size());
+        e.dbias.set_data_handle(bscratch.data());
+      }
+      args[DNNL_ARG_DIFF_BIAS] = e.dbias;
+    }
+    e.weights.execute(s, args);
+    e.w_dwei.FromPrim(s);
+  }
+  s.wait();
+}
+
+bool PaddingOk(const ConvGeom& g, const std::vector<int64_t>* adj) {
+  for (int i = 0; i < g.nsp; ++i)
+    if (adj && g.p[3 - g.nsp + i] < (*adj)[i]) return false;
+  return true;
+}
+
+}  // namespace
+
+bool ConvSupported(const ConvGeom& g, int dtype) { return SupportedType(dtype) && g.N > 0; }
+
+bool DeconvSupported(const ConvGeom& g, const std::vector<int64_t>& adj, int dtype) {
+  return SupportedType(dtype) && g.N > 0 && PaddingOk(g, &adj);
+}
+
+void ConvForward(const ConvGeom& g, bool cl, bool training, const TBlob& x, const TBlob& w, const TBlob* bias,
+                 const TBlob& y, const PostOps& post) {
+  RunForward<false>(MakeProblem(false, g, nullptr, cl, x.type_flag_, bias != nullptr), training, x, w, bias, y, post);
+}
+
+void ConvBackward(const ConvGeom& g, bool cl, const TBlob& dy, const TBlob& x, const TBlob& w, const TBlob* dx,
+                  const TBlob* dw, const TBlob* db) {
+  RunBackward<false>(MakeProblem(false, g, nullptr, cl, x.type_flag_, db != nullptr), dy, x, w, dx, dw, db);
+}
+
+void DeconvForward(const ConvGeom& g, const std::vector<int64_t>& adj, bool cl, bool training, const TBlob& x,
+                   const TBlob& w, const TBlob* bias, const TBlob& y, const PostOps& post) {
+  RunForward<true>(MakeProblem(true, g, &adj, cl, x.type_flag_, bias != nullptr), training, x, w, bias, y, post);
+}
+
+void DeconvBackward(const ConvGeom& g, const std::vector<int64_t>& adj, bool cl, const TBlob& dy, const TBlob& x,
+                    const TBlob& w, const TBlob* dx, const TBlob* dw, const TBlob* db) {
+  RunBackward<true>(MakeProblem(true, g, &adj, cl, x.type_flag_, db != nullptr), dy, x, w, dx, dw, db);
+}
+
+}  // namespace onednn
+}  // namespace op
+}  // namespace mxnet
+
+#endif  // MXNET_USE_ONEDNN

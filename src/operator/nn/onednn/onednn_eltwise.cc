@@ -1,0 +1,92 @@
+/*!
+ * \file onednn_eltwise.cc
+ * \brief oneDNN element-wise activations (relu, leaky relu, logistic, tanh, soft_relu, elu,
+ *        gelu) forward and backward, on tensors viewed as 1-D (layout does not matter).
+ */
+#if MXNET_USE_ONEDNN
+
+#include <cstring>
+
+#include "operator/nn/onednn/onednn_ops.h"
+
+namespace mxnet {
+namespace op {
+namespace onednn {
+namespace {
+
+/*! \brief Element-wise ops see a flat vector: one primitive per size, whatever the shape. */
+dnnl::memory::desc FlatDesc(const TBlob& b) {
+  return dnnl::memory::desc({b.Size()}, DataType(b.type_flag_), dnnl::memory::format_tag::a);
+}
+
+Key MakeKey(dnnl::algorithm alg, float alpha, float beta, const TBlob& b) {
+  Key k;
+  int32_t ia, ib;
+  std::memcpy(&ia, &alpha, 4);
+  std::memcpy(&ib, &beta, 4);
+  k.Add(static_cast<int64_t>(alg)).Add(ia).Add(ib).Add(b.Size()).Add(b.type_flag_);
+  return k;
+}
+
+struct FwdEntry {
+  dnnl::eltwise_forward prim;
+  dnnl::memory src, dst;
+};
+struct BwdEntry {
+  dnnl::eltwise_backward prim;
+  dnnl::memory ddst, src, dsrc;
+};
+
+}  // namespace
+
+bool EltwiseSupported(dnnl::algorithm alg) {
+  switch (alg) {
+    case dnnl::algorithm::eltwise_relu:
+    case dnnl::algorithm::eltwise_logistic:
+    case dnnl::algorithm::eltwise_tanh:
+    case dnnl::algorithm::eltwise_soft_relu:
+    case dnnl::algorithm::eltwise_elu:
+    case dnnl::algorithm::eltwise_gelu_erf: return true;
+    default: return false;
+  }
+}
+
+void EltwiseForward(dnnl::algorithm alg, float alpha, float beta, const TBlob& x, const TBlob& y) {
+  thread_local PrimitiveCache<FwdEntry> cache;
+  FwdEntry& e = cache.Get(MakeKey(alg, alpha, beta, x), [&] {
+    const auto d = FlatDesc(x);
+    dnnl::eltwise_forward::primitive_desc pd(
+        dnnl::eltwise_forward::desc(dnnl::prop_kind::forward_training, alg, d, alpha, beta), CpuEngine());
+    return FwdEntry{dnnl::eltwise_forward(pd), dnnl::memory(d, CpuEngine(), DNNL_MEMORY_NONE),
+                    dnnl::memory(d, CpuEngine(), DNNL_MEMORY_NONE)};
+  });
+  e.src.set_data_handle(x.dptr_);
+  e.dst.set_data_handle(y.dptr_);
+  dnnl::stream& s = ThreadStream();
+  e.prim.execute(s, {{DNNL_ARG_SRC, e.src}, {DNNL_ARG_DST, e.dst}});
+  s.wait();
+}
+
+void EltwiseBackward(dnnl::algorithm alg, float alpha, float beta, const TBlob& dy, const TBlob& x, const TBlob& dx) {
+  thread_local PrimitiveCache<BwdEntry> cache;
+  BwdEntry& e = cache.Get(MakeKey(alg, alpha, beta, x), [&] {
+    const auto d = FlatDesc(x);
+    dnnl::eltwise_forward::primitive_desc hint(
+        dnnl::eltwise_forward::desc(dnnl::prop_kind::forward_training, alg, d, alpha, beta), CpuEngine());
+    dnnl::eltwise_backward::primitive_desc pd(dnnl::eltwise_backward::desc(alg, d, d, alpha, beta), CpuEngine(), hint);
+    return BwdEntry{dnnl::eltwise_backward(pd), dnnl::memory(d, CpuEngine(), DNNL_MEMORY_NONE),
+                    dnnl::memory(d, CpuEngine(), DNNL_MEMORY_NONE), dnnl::memory(d, CpuEngine(), DNNL_MEMORY_NONE)};
+  });
+  e.ddst.set_data_handle(dy.dptr_);
+  e.src.set_data_handle(x.dptr_);
+  e.dsrc.set_data_handle(dx.dptr_);
+  dnnl::stream& s = ThreadStream();
+  e.prim.execute(s, {{DNNL_ARG_DIFF_DST, e.ddst}, {DNNL_ARG_SRC, e.src}, {DNNL_ARG_DIFF_SRC, e.dsrc}});
+  s.wait();
+}
+
+}  // namespace onednn
+}  // namespace op
+}  // namespace mxnet
+
+#endif  // MXNET_USE_ONEDNN

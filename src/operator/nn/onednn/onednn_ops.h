@@ -1,0 +1,70 @@
+/*!
+ * \file onednn_ops.h
+ * \brief oneDNN paths of the NN ops other than (de)convolution. Each takes plain tensors,
+ *        builds (or finds in its per-thread cache) the primitive, and writes its outputs
+ *        with kWriteTo semantics unless it says otherwise; callers fall back to the plain
+ *        kernels when a *Supported() check says no.
+ */
+#ifndef MXNET_OPERATOR_NN_ONEDNN_ONEDNN_OPS_H_
+#define MXNET_OPERATOR_NN_ONEDNN_ONEDNN_OPS_H_
+
+#if MXNET_USE_ONEDNN
+
+#include <vector>
+
+#include "operator/nn/onednn/onednn_base.h"
+
+namespace mxnet {
+namespace op {
+namespace onednn {
+
+// ---- inner product (FullyConnected); x is (M, K), w (H, K), y (M, H) ----
+void FCForward(const TBlob& x, const TBlob& w, const TBlob* bias, const TBlob& y, int64_t M, int64_t K, int64_t H,
+               bool training, const PostOps& post);
+void FCBackward(const TBlob& dy, const TBlob& x, const TBlob& w, const TBlob* dx, const TBlob* dw, const TBlob* db,
+                int64_t M, int64_t K, int64_t H);
+
+// ---- pooling on channel-first (N, C, spatial...) data ----
+struct PoolDesc {
+  bool max;                   // else average
+  bool include_pad;           // average only
+  std::vector<int64_t> kernel, stride, pad_l, pad_r;
+};
+void PoolForward(const PoolDesc& p, const TBlob& x, const TBlob& y);
+/*! \brief Average pooling backward (max pooling's backward is the plain arg-max scan). */
+void AvgPoolBackward(const PoolDesc& p, const TBlob& dy, const TBlob& dx);
+
+// ---- batch normalization over axis 1 ----
+/*! \brief Training: writes batch mean and (biased) variance; inference: reads them. */
+void BatchNormForward(const TBlob& x, const float* gamma, const float* beta, float* mean, float* var, const TBlob& y,
+                      float eps, bool use_stats);
+void BatchNormBackward(const TBlob& dy, const TBlob& x, const float* gamma, const float* mean,
+                       const float* var, const TBlob& dx, float* dgamma, float* dbeta, float eps, bool use_stats);
+
+// ---- element-wise activations ----
+bool EltwiseSupported(dnnl::algorithm alg);
+void EltwiseForward(dnnl::algorithm alg, float alpha, float beta, const TBlob& x, const TBlob& y);
+/*! \brief Backward from the forward input (src). */
+void EltwiseBackward(dnnl::algorithm alg, float alpha, float beta, const TBlob& dy, const TBlob& x, const TBlob& dx);
+
+// ---- softmax / log-softmax along one axis ----
+void SoftmaxForward(bool log, const TBlob& x, const TBlob& y, int axis);
+void SoftmaxBackward(bool log, const TBlob& dy, const TBlob& y, const TBlob& dx, int axis);
+
+// ---- local response normalization across channels (axis 1) ----
+void LRNForward(const TBlob& x, const TBlob& y, int64_t nsize, float alpha, float beta, float knorm);
+void LRNBackward(const TBlob& dy, const TBlob& x, const TBlob& dx, int64_t nsize, float alpha, float beta,
+                 float knorm);
+
+// ---- layer normalization over the last axis; mean and var per row ----
+void LayerNormForward(const TBlob& x, const float* gamma, const float* beta, const TBlob& y, float* mean, float* var,
+                      float eps);
+void LayerNormBackward(const TBlob& dy, const TBlob& x, const float* gamma, const float* mean, const float* var,
+                       const TBlob& dx, float* dgamma, float* dbeta, float eps);
+
+}  // namespace onednn
+}  // namespace op
+}  // namespace mxnet
+
+#endif  // MXNET_USE_ONEDNN
+#endif  // MXNET_OPERATOR_NN_ONEDNN_ONEDNN_OPS_H_

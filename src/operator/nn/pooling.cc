@@ -1,0 +1,364 @@
+/*!
+ * \file pooling.cc
+ * \brief Pooling (max, avg, sum, lp; global_pool; pooling_convention valid/full/same;
+ *        count_include_pad; 1-D to 3-D; channel-first or channel-last) and
+ *        `_backward_Pooling`. oneDNN takes max/avg problems whose divisor semantics match
+ *        MXNet's; everything else runs the plain kernels below.
+ */
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "operator/nn/conv_param.h"
+#include "operator/nn/conv_plain.h"
+#include "operator/nn/onednn/onednn_ops.h"
+
+namespace mxnet {
+namespace op {
+
+enum PoolType { kMaxPool = 0, kAvgPool = 1, kSumPool = 2, kLpPool = 3 };
+enum PoolConvention { kValid = 0, kFull = 1, kSame = 2 };
+
+struct PoolingParam : public dmlc::Parameter<PoolingParam> {
+  TShape kernel, stride, pad;
+  int pool_type;
+  bool global_pool, cudnn_off;
+  int pooling_convention;
+  dmlc::optional<int> p_value;
+  dmlc::optional<bool> count_include_pad;
+  dmlc::optional<int> layout;
+  DMLC_DECLARE_PARAMETER(PoolingParam) {
+    DMLC_DECLARE_FIELD(kernel).set_default(TShape(0)).describe("Pooling kernel size: (y, x) or (d, y, x).");
+    DMLC_DECLARE_FIELD(pool_type).set_default(kMaxPool)
+        .add_enum("max", kMaxPool).add_enum("avg", kAvgPool).add_enum("sum", kSumPool).add_enum("lp", kLpPool)
+        .describe("Pooling type to be applied.");
+    DMLC_DECLARE_FIELD(global_pool).set_default(false)
+        .describe("Ignore kernel size, do global pooling based on current input feature map.");
+    DMLC_DECLARE_FIELD(cudnn_off).set_default(false).describe("Turn off cudnn pooling and use MXNet pooling operator.");
+    DMLC_DECLARE_FIELD(pooling_convention).set_default(kValid)
+        .add_enum("valid", kValid).add_enum("full", kFull).add_enum("same", kSame)
+        .describe("Pooling convention to be applied.");
+    DMLC_DECLARE_FIELD(stride).set_default(TShape(0)).describe("Stride: for pooling (y, x) or (d, y, x). Defaults to 1.");
+    DMLC_DECLARE_FIELD(pad).set_default(TShape(0)).describe("Pad for pooling: (y, x) or (d, y, x). Defaults to no padding.");
+    DMLC_DECLARE_FIELD(p_value).set_default(dmlc::optional<int>()).describe("Value of p for Lp pooling, can be 1, 2 or 3.");
+    DMLC_DECLARE_FIELD(count_include_pad).set_default(dmlc::optional<bool>())
+        .describe("Only used for AvgPool: whether padded values count in the divisor. Default True.");
+    DMLC_DECLARE_FIELD(layout).MXNET_ADD_CONV_LAYOUTS.set_default(dmlc::optional<int>())
+        .describe("Set layout for input and output. Empty for default layout: NCW, NCHW or NCDHW.");
+  }
+};
+DMLC_REGISTER_PARAMETER(PoolingParam);
+
+namespace {
+
+/*! \brief Resolved pooling over channel-first data, 3 spatial dims (leading ones size 1). */
+struct PoolGeom {
+  int64_t N{0}, C{0};
+  int nsp{0};
+  int64_t in[3]{1, 1, 1}, out[3]{1, 1, 1}, k[3]{1, 1, 1}, s[3]{1, 1, 1}, p[3]{0, 0, 0};
+  int type{kMaxPool}, conv{kValid}, pval{2};
+  bool include_pad{true};
+  int64_t InSize() const { return in[0] * in[1] * in[2]; }
+  int64_t OutSize() const { return out[0] * out[1] * out[2]; }
+};
+
+PoolGeom MakePoolGeom(const NodeAttrs& attrs, const TShape& x) {
+  const auto& pp = attrs.get<PoolingParam>();
+  MX_CHECK_KIND(x.ndim() >= 3 && x.ndim() <= 5, "ValueError")
+      << "Pooling: data must have rank 3, 4 or 5 (1-D to 3-D pooling), got shape " << x;
+  PoolGeom g;
+  g.nsp = x.ndim() - 2;
+  g.N = x[0];
+  g.C = x[1];
+  g.type = pp.pool_type;
+  g.conv = pp.pooling_convention;
+  g.include_pad = pp.count_include_pad.has_value() ? pp.count_include_pad.value() : true;
+  if (g.type == kLpPool) {
+    g.pval = pp.p_value.has_value() ? pp.p_value.value() : 2;
+    MX_CHECK_KIND(g.pval >= 1 && g.pval <= 3, "ValueError") << "Pooling: p_value must be 1, 2 or 3, got " << g.pval;
+  }
+  const int off = 3 - g.nsp;
+  for (int i = 0; i < g.nsp; ++i) g.in[off + i] = x[2 + i];
+  if (pp.global_pool) {
+    for (int i = 0; i < g.nsp; ++i) g.k[off + i] = x[2 + i];
+    return g;  // stride 1, pad 0, output 1
+  }
+  ConvWindow w = ResolveWindow(attrs, pp.kernel, pp.stride, TShape(0), pp.pad, x.ndim());
+  if (g.conv == kSame) {
+    for (dim_t v : w.pad) MX_CHECK_KIND(v == 0, "ValueError") << "Pooling: pad must be 0 with pooling_convention='same'";
+  }
+  for (int i = 0; i < g.nsp; ++i) {
+    const int64_t in = x[2 + i], k = w.kernel[i], s = w.stride[i], p = w.pad[i];
+    g.k[off + i] = k;
+    g.s[off + i] = s;
+    g.p[off + i] = p;
+    if (g.conv == kSame) {
+      g.out[off + i] = (in + s - 1) / s;
+      continue;
+    }
+    MX_CHECK_KIND(in + 2 * p >= k, "ValueError") << "Pooling: kernel size " << k << " exceeds the padded input size "
+                                                  << in << " + 2*" << p << " in spatial dimension " << i;
+    g.out[off + i] = g.conv == kValid ? (in + 2 * p - k) / s + 1 : (in + 2 * p - k + s - 1) / s + 1;
+  }
+  return g;
+}
+
+TShape PoolOutShape(const PoolGeom& g, bool cl) {
+  std::vector<dim_t> d{g.N, g.C};
+  for (int i = 3 - g.nsp; i < 3; ++i) d.push_back(g.out[i]);
+  return FromChannelFirst(TShape(d), cl);
+}
+
+bool PoolingShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
+  if (!(*in)[0].IsKnown()) return false;
+  const bool cl = ChannelLast(attrs.get<PoolingParam>().layout);
+  const PoolGeom g = MakePoolGeom(attrs, ToChannelFirst((*in)[0], cl));
+  AssignShape(attrs, &(*out)[0], PoolOutShape(g, cl), "output", 0);
+  return true;
+}
+
+/*! \brief Window [b, e) of output index o along dim i; *full_e: end before clipping to the input. */
+inline void Window(const PoolGeom& g, int i, int64_t o, int64_t* b, int64_t* e, int64_t* pad_e) {
+  const int64_t start = o * g.s[i] - g.p[i];
+  *pad_e = std::min(start + g.k[i], g.in[i] + g.p[i]);
+  *b = std::max<int64_t>(start, 0);
+  *e = std::min(start + g.k[i], g.in[i]);
+}
+
+template <typename C>
+inline C PowP(C v, int p) {
+  return p == 1 ? v : p == 2 ? v * v : v * v * v;
+}
+
+/*! \brief Visits every output position of one (n, c) plane with its clipped window. */
+template <typename F>
+inline void ForEachWindow(const PoolGeom& g, F&& f) {
+  for (int64_t od = 0; od < g.out[0]; ++od) {
+    int64_t d0, d1, dp;
+    Window(g, 0, od, &d0, &d1, &dp);
+    for (int64_t oh = 0; oh < g.out[1]; ++oh) {
+      int64_t h0, h1, hp;
+      Window(g, 1, oh, &h0, &h1, &hp);
+      for (int64_t ow = 0; ow < g.out[2]; ++ow) {
+        int64_t w0, w1, wp;
+        Window(g, 2, ow, &w0, &w1, &wp);
+        const int64_t o = (od * g.out[1] + oh) * g.out[2] + ow;
+        // MXNet's divisor with count_include_pad: the window clipped to the padded input.
+        const int64_t padded = (dp - (od * g.s[0] - g.p[0])) * (hp - (oh * g.s[1] - g.p[1])) *
+                               (wp - (ow * g.s[2] - g.p[2]));
+        f(o, d0, d1, h0, h1, w0, w1, padded);
+      }
+    }
+  }
+}
+
+template <typename D>
+void PoolForwardPlain(const PoolGeom& g, const D* x, D* y, OpReqType req) {
+  using C = compute_t<D>;
+  const int64_t I = g.InSize(), O = g.OutSize();
+#pragma omp parallel for schedule(static) if (UseParallel(g.N * g.C * O * g.k[0] * g.k[1] * g.k[2]))
+  for (int64_t nc = 0; nc < g.N * g.C; ++nc) {
+    const D* xp = x + nc * I;
+    D* yp = y + nc * O;
+    ForEachWindow(g, [&](int64_t o, int64_t d0, int64_t d1, int64_t h0, int64_t h1, int64_t w0, int64_t w1,
+                         int64_t padded) {
+      C acc = g.type == kMaxPool ? std::numeric_limits<C>::lowest() : C(0);
+      for (int64_t d = d0; d < d1; ++d)
+        for (int64_t h = h0; h < h1; ++h)
+          for (int64_t w = w0; w < w1; ++w) {
+            const C v = static_cast<C>(xp[(d * g.in[1] + h) * g.in[2] + w]);
+            if (g.type == kMaxPool) acc = v > acc ? v : acc;
+            else if (g.type == kLpPool) acc += PowP(v, g.pval);
+            else acc += v;
+          }
+      if (g.type == kAvgPool) {
+        const int64_t n = g.include_pad ? padded : (d1 - d0) * (h1 - h0) * (w1 - w0);
+        acc = n > 0 ? acc / C(n) : C(0);
+      } else if (g.type == kLpPool) {
+        acc = g.pval == 1 ? acc : g.pval == 2 ? std::sqrt(acc) : std::cbrt(acc);
+      }
+      Store(yp + o, req, acc);
+    });
+  }
+}
+
+/*! \brief dx under req from dy, the forward input x and output y. */
+template <typename D>
+void PoolBackwardPlain(const PoolGeom& g, const D* dy, const D* x, const D* y, D* dx, OpReqType req) {
+  using C = compute_t<D>;
+  const int64_t I = g.InSize(), O = g.OutSize();
+  if (req != kAddTo) std::fill(dx, dx + g.N * g.C * I, D(0));
+#pragma omp parallel for schedule(static) if (UseParallel(g.N * g.C * O * g.k[0] * g.k[1] * g.k[2]))
+  for (int64_t nc = 0; nc < g.N * g.C; ++nc) {
+    const D* xp = x + nc * I;
+    const D* dyp = dy + nc * O;
+    const D* yp = y + nc * O;
+    D* dxp = dx + nc * I;
+    ForEachWindow(g, [&](int64_t o, int64_t d0, int64_t d1, int64_t h0, int64_t h1, int64_t w0, int64_t w1,
+                         int64_t padded) {
+      const C gy = static_cast<C>(dyp[o]);
+      if (g.type == kMaxPool) {  // the first position holding the maximum gets the gradient
+        int64_t best = -1;
+        C bv = std::numeric_limits<C>::lowest();
+        for (int64_t d = d0; d < d1; ++d)
+          for (int64_t h = h0; h < h1; ++h)
+            for (int64_t w = w0; w < w1; ++w) {
+              const int64_t idx = (d * g.in[1] + h) * g.in[2] + w;
+              const C v = static_cast<C>(xp[idx]);
+              if (best < 0 || v > bv) {
+                bv = v;
+                best = idx;
+              }
+            }
+        if (best >= 0) dxp[best] = static_cast<D>(static_cast<C>(dxp[best]) + gy);
+        return;
+      }
+      C scale = C(1);
+      if (g.type == kAvgPool) {
+        const int64_t n = g.include_pad ? padded : (d1 - d0) * (h1 - h0) * (w1 - w0);
+        scale = n > 0 ? C(1) / C(n) : C(0);
+      }
+      const C yv = static_cast<C>(yp[o]);
+      for (int64_t d = d0; d < d1; ++d)
+        for (int64_t h = h0; h < h1; ++h)
+          for (int64_t w = w0; w < w1; ++w) {
+            const int64_t idx = (d * g.in[1] + h) * g.in[2] + w;
+            C gx = gy * scale;
+            if (g.type == kLpPool && g.pval > 1) {
+              // d/dx (sum x^p)^(1/p) = x^(p-1) / y^(p-1)
+              const C den = PowP(yv, g.pval - 1);
+              gx = den != C(0) ? gy * PowP(static_cast<C>(xp[idx]), g.pval - 1) / den : C(0);
+            }
+            dxp[idx] = static_cast<D>(static_cast<C>(dxp[idx]) + gx);
+          }
+    });
+  }
+}
+
+#if MXNET_USE_ONEDNN
+/*! \brief The oneDNN description when its semantics equal MXNet's for this problem. */
+bool OneDNNPool(const PoolGeom& g, int dtype, bool cl, onednn::PoolDesc* d) {
+  if (!onednn::Enabled() || cl || !onednn::SupportedType(dtype) || g.conv == kSame) return false;
+  if (g.type != kMaxPool && g.type != kAvgPool) return false;
+  d->max = g.type == kMaxPool;
+  d->include_pad = g.include_pad;
+  d->kernel.clear();
+  d->stride.clear();
+  d->pad_l.clear();
+  d->pad_r.clear();
+  for (int i = 3 - g.nsp; i < 3; ++i) {
+    const int64_t pr = g.conv == kFull ? (g.out[i] - 1) * g.s[i] + g.k[i] - g.in[i] - g.p[i] : g.p[i];
+    // Windows reaching past the right padding are divided by the full kernel in oneDNN but by
+    // the part inside in + pad in MXNet.
+    if (!d->max && d->include_pad && pr > g.p[i]) return false;
+    if (pr < 0) return false;
+    d->kernel.push_back(g.k[i]);
+    d->stride.push_back(g.s[i]);
+    d->pad_l.push_back(g.p[i]);
+    d->pad_r.push_back(pr);
+  }
+  return true;
+}
+#endif
+
+template <typename D>
+void PlainPoolingForward(const PoolGeom& g, bool cl, const TBlob& x, const TBlob& y, OpReqType req,
+                         const OpContext& ctx) {
+  if (!cl) return PoolForwardPlain(g, x.dptr<D>(), y.dptr<D>(), req);
+  ScratchCarver sp(ctx.requested[0].GetSpace(ScratchCarver::Bytes(x.Size(), sizeof(D)) +
+                                             ScratchCarver::Bytes(y.Size(), sizeof(D))));
+  D* xc = sp.Take<D>(x.Size());
+  D* yc = sp.Take<D>(y.Size());
+  PermuteNSC(x.dptr<D>(), xc, g.N, g.InSize(), g.C, true);
+  PoolForwardPlain(g, xc, yc, kWriteTo);
+  PermuteNSC(yc, y.dptr<D>(), g.N, g.OutSize(), g.C, false, req);
+}
+
+template <typename D>
+void PlainPoolingBackward(const PoolGeom& g, bool cl, const TBlob& dy, const TBlob& x, const TBlob& y, const TBlob& dx,
+                          OpReqType req, const OpContext& ctx) {
+  if (!cl) return PoolBackwardPlain(g, dy.dptr<D>(), x.dptr<D>(), y.dptr<D>(), dx.dptr<D>(), req);
+  ScratchCarver sp(ctx.requested[0].GetSpace(2 * ScratchCarver::Bytes(x.Size(), sizeof(D)) +
+                                             2 * ScratchCarver::Bytes(y.Size(), sizeof(D))));
+  D* xc = sp.Take<D>(x.Size());
+  D* dxc = sp.Take<D>(x.Size());
+  D* yc = sp.Take<D>(y.Size());
+  D* dyc = sp.Take<D>(y.Size());
+  PermuteNSC(x.dptr<D>(), xc, g.N, g.InSize(), g.C, true);
+  PermuteNSC(y.dptr<D>(), yc, g.N, g.OutSize(), g.C, true);
+  PermuteNSC(dy.dptr<D>(), dyc, g.N, g.OutSize(), g.C, true);
+  PoolBackwardPlain(g, dyc, xc, yc, dxc, kWriteTo);
+  PermuteNSC(dxc, dx.dptr<D>(), g.N, g.InSize(), g.C, false, req);
+}
+
+void PoolingCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                    const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  if (req[0] == kNullOp) return;
+  const bool cl = ChannelLast(attrs.get<PoolingParam>().layout);
+  const PoolGeom g = MakePoolGeom(attrs, ToChannelFirst(in[0].shape_, cl));
+#if MXNET_USE_ONEDNN
+  onednn::PoolDesc d;
+  if (req[0] != kAddTo && OneDNNPool(g, in[0].type_flag_, cl, &d)) return onednn::PoolForward(d, in[0], out[0]);
+#endif
+  MXNET_REAL_TYPE_SWITCH(in[0].type_flag_, D, { PlainPoolingForward<D>(g, cl, in[0], out[0], req[0], ctx); });
+}
+
+void PoolingBackward(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                     const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  // inputs (ograd, data, output)
+  if (req[0] == kNullOp) return;
+  const bool cl = ChannelLast(attrs.get<PoolingParam>().layout);
+  const PoolGeom g = MakePoolGeom(attrs, ToChannelFirst(in[1].shape_, cl));
+#if MXNET_USE_ONEDNN
+  onednn::PoolDesc d;
+  if (req[0] != kAddTo && g.type == kAvgPool && OneDNNPool(g, in[1].type_flag_, cl, &d))
+    return onednn::AvgPoolBackward(d, in[0], out[0]);
+#endif
+  MXNET_REAL_TYPE_SWITCH(in[1].type_flag_, D,
+                         { PlainPoolingBackward<D>(g, cl, in[0], in[1], in[2], out[0], req[0], ctx); });
+}
+
+}  // namespace
+
+MXNET_REGISTER_OP(Pooling)
+    .describe("Performs pooling on the input: max, avg, sum or lp over 1-D, 2-D or 3-D windows, or global "
+              "pooling over all spatial dimensions.")
+    .add_alias("_npx_pooling")
+    .set_num_inputs(1)
+    .set_num_outputs(1)
+    .add_argument("data", "NDArray-or-Symbol", "Input data to the pooling operator.")
+    .add_arguments(PoolingParam::__FIELDS__())
+    .set_attr_parser(ParamParser<PoolingParam>)
+    .set_infer_shape(PoolingShape)
+    .set_infer_type(ElemwiseType)
+    .set_resource_request(std::vector<ResourceRequest>{ResourceRequest::kTempSpace})
+    .set_compute(Context::kCPU, PoolingCompute)
+    .set_gradient([](const NodePtr& n, const std::vector<NodeEntry>& og) {
+      return std::vector<NodeEntry>{MakeNode("_backward_Pooling", n->attrs.name + "_backward",
+                                             {og[0], n->inputs[0], NodeEntry{n, 0, 0}}, n->attrs.dict)};
+    });
+
+MXNET_REGISTER_OP(_backward_Pooling)
+    .describe("Gradient of Pooling with respect to its input.")
+    .set_num_inputs(3)
+    .set_num_outputs(1)
+    .add_argument("ograd", "NDArray-or-Symbol", "Gradient of the output.")
+    .add_argument("data", "NDArray-or-Symbol", "The forward input.")
+    .add_argument("output", "NDArray-or-Symbol", "The forward output.")
+    .add_arguments(PoolingParam::__FIELDS__())
+    .set_attr_parser(ParamParser<PoolingParam>)
+    .set_infer_shape([](const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
+      AssignShape(attrs, &(*out)[0], (*in)[1], "output", 0);
+      return (*in)[1].IsKnown();
+    })
+    .set_infer_type([](const NodeAttrs& attrs, std::vector<int>* in, std::vector<int>* out) {
+      AssignType(attrs, &(*out)[0], (*in)[1], "output", 0);
+      return (*in)[1] >= 0;
+    })
+    .set_resource_request(std::vector<ResourceRequest>{ResourceRequest::kTempSpace})
+    .set_compute(Context::kCPU, PoolingBackward);
+
+}  // namespace op
+}  // namespace mxnet
