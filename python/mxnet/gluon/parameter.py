@@ -434,22 +434,23 @@ class ParameterDict(object):
             self._params[name] = param
             return param
         for key, value in kwargs.items():
-            if not hasattr(param, key) and not hasattr(param, "_" + key):
-                raise ValueError("Parameter %s has no attribute %s" % (name, key))
-            existing = getattr(param, key, None)
-            if value is None or existing == value:
+            if value is None:
+                continue
+            attr = key if hasattr(param, key) else "_" + key
+            existing = getattr(param, attr, None)
+            if existing is None or existing == value:
+                if existing is None and hasattr(param, attr):
+                    if key == "shape":
+                        value = (value,) if isinstance(value, int) else tuple(value)
+                    setattr(param, attr, value)
                 continue
             if key == "shape":
                 value = (value,) if isinstance(value, int) else tuple(value)
-                if existing is None or (len(existing) == len(value) and all(
-                        a in (0, b) or b == 0 for a, b in zip(existing, value))):
-                    param._shape = tuple(a if a else b for a, b in zip(existing, value)) \
-                        if existing is not None else value
+                if len(existing) == len(value) and all(a in (0, b) or b == 0
+                                                       for a, b in zip(existing, value)):
+                    param._shape = tuple(a if a else b for a, b in zip(existing, value))
                     continue
             elif key == "dtype" and _dtype_name(existing) == _dtype_name(value):
-                continue
-            elif key == "init" and existing is None:
-                param.init = value
                 continue
             raise ValueError("Cannot retrieve Parameter '%s' because desired attribute does "
                              "not match with stored for attribute '%s': desired '%s' vs "

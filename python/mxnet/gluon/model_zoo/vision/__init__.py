@@ -7,28 +7,20 @@ from .mobilenet import *  # noqa: F401,F403
 from .resnet import *  # noqa: F401,F403
 from .squeezenet import *  # noqa: F401,F403
 from .vgg import *  # noqa: F401,F403
-from . import alexnet as _alexnet, densenet as _densenet, inception as _inception
-from . import mobilenet as _mobilenet, resnet as _resnet, squeezenet as _squeezenet, vgg as _vgg
 
 _models = {
-    "resnet18_v1": _resnet.resnet18_v1, "resnet34_v1": _resnet.resnet34_v1,
-    "resnet50_v1": _resnet.resnet50_v1, "resnet101_v1": _resnet.resnet101_v1,
-    "resnet152_v1": _resnet.resnet152_v1, "resnet18_v2": _resnet.resnet18_v2,
-    "resnet34_v2": _resnet.resnet34_v2, "resnet50_v2": _resnet.resnet50_v2,
-    "resnet101_v2": _resnet.resnet101_v2, "resnet152_v2": _resnet.resnet152_v2,
-    "vgg11": _vgg.vgg11, "vgg13": _vgg.vgg13, "vgg16": _vgg.vgg16, "vgg19": _vgg.vgg19,
-    "vgg11_bn": _vgg.vgg11_bn, "vgg13_bn": _vgg.vgg13_bn, "vgg16_bn": _vgg.vgg16_bn,
-    "vgg19_bn": _vgg.vgg19_bn, "alexnet": _alexnet.alexnet,
-    "densenet121": _densenet.densenet121, "densenet161": _densenet.densenet161,
-    "densenet169": _densenet.densenet169, "densenet201": _densenet.densenet201,
-    "squeezenet1.0": _squeezenet.squeezenet1_0, "squeezenet1.1": _squeezenet.squeezenet1_1,
-    "inceptionv3": _inception.inception_v3, "mobilenet1.0": _mobilenet.mobilenet1_0,
-    "mobilenet0.75": _mobilenet.mobilenet0_75, "mobilenet0.5": _mobilenet.mobilenet0_5,
-    "mobilenet0.25": _mobilenet.mobilenet0_25,
-    "mobilenetv2_1.0": _mobilenet.mobilenet_v2_1_0,
-    "mobilenetv2_0.75": _mobilenet.mobilenet_v2_0_75,
-    "mobilenetv2_0.5": _mobilenet.mobilenet_v2_0_5,
-    "mobilenetv2_0.25": _mobilenet.mobilenet_v2_0_25,
+    "resnet18_v1": resnet18_v1, "resnet34_v1": resnet34_v1, "resnet50_v1": resnet50_v1,
+    "resnet101_v1": resnet101_v1, "resnet152_v1": resnet152_v1, "resnet18_v2": resnet18_v2,
+    "resnet34_v2": resnet34_v2, "resnet50_v2": resnet50_v2, "resnet101_v2": resnet101_v2,
+    "resnet152_v2": resnet152_v2, "vgg11": vgg11, "vgg13": vgg13, "vgg16": vgg16,
+    "vgg19": vgg19, "vgg11_bn": vgg11_bn, "vgg13_bn": vgg13_bn, "vgg16_bn": vgg16_bn,
+    "vgg19_bn": vgg19_bn, "alexnet": alexnet, "densenet121": densenet121,
+    "densenet161": densenet161, "densenet169": densenet169, "densenet201": densenet201,
+    "squeezenet1.0": squeezenet1_0, "squeezenet1.1": squeezenet1_1, "inceptionv3": inception_v3,
+    "mobilenet1.0": mobilenet1_0, "mobilenet0.75": mobilenet0_75, "mobilenet0.5": mobilenet0_5,
+    "mobilenet0.25": mobilenet0_25, "mobilenetv2_1.0": mobilenet_v2_1_0,
+    "mobilenetv2_0.75": mobilenet_v2_0_75, "mobilenetv2_0.5": mobilenet_v2_0_5,
+    "mobilenetv2_0.25": mobilenet_v2_0_25,
 }
 
 
