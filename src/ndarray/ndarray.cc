@@ -4,6 +4,7 @@
  */
 #include "mxnet/ndarray.h"
 
+#include <cstdint>
 #include <cstring>
 
 namespace mxnet {
@@ -34,12 +35,18 @@ NDArray::NDArray(const TShape& shape, Context ctx, bool delay_alloc, int dtype) 
   for (dim_t d : shape.dims())
     MX_CHECK_KIND(d >= 0, "ValueError") << "cannot create an array with negative or unknown dimension: shape "
                                         << shape;
-  const size_t elem = DTypeSize(dtype);
-  const int64_t n = shape.Size();
-  // Overflow of n * elem would wrap to a small allocation; refuse it as out of memory instead.
-  MX_CHECK_KIND(n == 0 || static_cast<uint64_t>(n) <= SIZE_MAX / elem, "MemoryError")
+  // Overflow of the element or byte count would wrap to a small allocation; refuse it instead.
+  const uint64_t elem = DTypeSize(dtype);
+  uint64_t n = 1;
+  bool overflow = false, empty = false;
+  for (dim_t d : shape.dims()) {
+    empty = empty || d == 0;
+    if (d != 0 && n > (SIZE_MAX / elem) / static_cast<uint64_t>(d)) overflow = true;
+    n *= static_cast<uint64_t>(d);
+  }
+  MX_CHECK_KIND(!overflow || empty, "MemoryError")
       << "array of shape " << shape << " and dtype " << DTypeName(dtype) << " is too large";
-  chunk_ = std::make_shared<Chunk>(static_cast<size_t>(n) * elem, ctx, delay_alloc);
+  chunk_ = std::make_shared<Chunk>(empty ? 0 : static_cast<size_t>(n * elem), ctx, delay_alloc);
 }
 
 void NDArray::CheckAndAlloc() const {

@@ -1,0 +1,108 @@
+// Registry, imperative invoke and autograd from C++.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "mxnet/imperative.h"
+
+using namespace mxnet;
+
+namespace {
+NDArray Filled(std::vector<float> v) {
+  NDArray a(TShape({static_cast<dim_t>(v.size())}), Context::CPU());
+  a.SyncCopyFromCPU(v.data(), v.size());
+  return a;
+}
+std::vector<float> Read(const NDArray& a) {
+  std::vector<float> v(a.Size());
+  a.SyncCopyToCPU(v.data(), v.size());
+  return v;
+}
+struct TestParam : public dmlc::Parameter<TestParam> {
+  TShape kernel;
+  int num_filter;
+  DMLC_DECLARE_PARAMETER(TestParam) {
+    DMLC_DECLARE_FIELD(kernel).describe("kernel");
+    DMLC_DECLARE_FIELD(num_filter).set_lower_bound(1).describe("filters");
+  }
+};
+DMLC_REGISTER_PARAMETER(TestParam);
+}  // namespace
+
+TEST(Registry, NamesAliasesAndInfo) {
+  const op::Op* add = op::Op::Find("elemwise_add");
+  ASSERT_NE(add, nullptr);
+  EXPECT_EQ(op::Op::Find("_plus"), add);
+  EXPECT_EQ(op::Op::Find("identity"), op::Op::Find("_copy"));
+  EXPECT_EQ(op::Op::Find("no_such_op"), nullptr);
+  EXPECT_THROW(op::Op::Get("no_such_op"), Error);
+  EXPECT_EQ(add->InputNames(op::MakeAttrs(add, {})), (std::vector<std::string>{"lhs", "rhs"}));
+  auto names = op::OpRegistry::Get()->ListAllNames();
+  EXPECT_TRUE(std::set<std::string>(names.begin(), names.end()).count("_Plus"));
+}
+
+TEST(Registry, ParamErrorsNameOpAndParameter) {
+  op::NodeAttrs attrs;
+  attrs.op = op::Op::Get("elemwise_add");
+  attrs.dict = {{"kernel", "(3, x)"}, {"num_filter", "2"}};
+  try {
+    op::ParamParser<TestParam>(&attrs);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("elemwise_add: "), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("kernel"), std::string::npos) << e.what();
+  }
+  attrs.dict = {{"kernel", "(3, 3)"}, {"num_filter", "4"}, {"__lr_mult__", "2"}};
+  op::ParamParser<TestParam>(&attrs);
+  EXPECT_EQ(attrs.get<TestParam>().kernel, TShape({3, 3}));
+  attrs.dict = {{"kernel", "(3, 3)"}, {"num_filter", "0"}};
+  EXPECT_THROW(op::ParamParser<TestParam>(&attrs), Error);
+}
+
+TEST(Random, PhiloxStreamsReproducible) {
+  op::RandomStream s(123, 0), t(123, 1);
+  auto a = s.ForElement(5), b = s.ForElement(5), c = t.ForElement(5), d = s.ForElement(6);
+  const uint32_t x = a.NextU32();
+  EXPECT_EQ(x, b.NextU32());
+  EXPECT_NE(x, c.NextU32());
+  EXPECT_NE(x, d.NextU32());
+  double sum = 0;
+  for (int i = 0; i < 10000; ++i) sum += s.ForElement(i).UniformD();
+  EXPECT_NEAR(sum / 10000, 0.5, 0.02);
+  imperative::RandomSeed(9);
+  auto r1 = imperative::NextRandomStream(Context::CPU()).ForElement(0).NextU32();
+  imperative::RandomSeed(9);
+  EXPECT_EQ(r1, imperative::NextRandomStream(Context::CPU()).ForElement(0).NextU32());
+}
+
+TEST(Imperative, InvokeAndInplace) {
+  NDArray a = Filled({1, 2, 3}), b = Filled({10, 20, 30});
+  auto out = imperative::InvokeByName("elemwise_add", {a, b});
+  EXPECT_EQ(Read(out[0]), (std::vector<float>{11, 22, 33}));
+  std::vector<NDArray*> ins{&a, &a}, outs{&a};
+  imperative::Invoke(Context::CPU(), op::MakeAttrs(op::Op::Get("elemwise_add"), {}), ins, outs);
+  EXPECT_EQ(Read(a), (std::vector<float>{2, 4, 6}));
+  try {
+    imperative::InvokeByName("elemwise_add", {a, Filled({1, 2})});
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("elemwise_add"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("(3,), (2,)"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Autograd, BackwardAccumulatesPerGradReq) {
+  NDArray x = Filled({1, 2}), gx = Filled({0, 0});
+  imperative::MarkVariables({&x}, {op::kAddTo}, {&gx});
+  for (int rep = 0; rep < 2; ++rep) {
+    imperative::SetIsRecording(true);
+    NDArray y = imperative::InvokeByName("elemwise_add", {x, x})[0];
+    std::vector<NDArray*> yins{&y, &x};
+    NDArray z;
+    std::vector<NDArray*> zouts{&z};
+    imperative::Invoke(Context::CPU(), op::MakeAttrs(op::Op::Get("elemwise_add"), {}), yins, zouts);
+    imperative::SetIsRecording(false);
+    imperative::Backward({&z}, {}, {}, false, false, true);
+  }
+  EXPECT_EQ(Read(imperative::GetGrad(x)), (std::vector<float>{6, 6}));
+}
