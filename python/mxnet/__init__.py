@@ -26,3 +26,4 @@ from . import optimizer
 from . import metric
 from . import io
 from . import gluon
+from . import operator
