@@ -1,0 +1,222 @@
+/*!
+ * \file dot.cc
+ * \brief dot and batch_dot on OpenBLAS GEMM (float32/float64), with a plain loop for the
+ *        other dtypes. Gradients are dot/batch_dot of the output gradient with the other
+ *        operand, with transpose flags chosen so no explicit transpose is materialised.
+ */
+#include <string>
+#include <vector>
+
+#include "mxnet/op.h"
+#include "operator/common/elemwise_kernels.h"
+#include "operator/common/parallel.h"
+
+#if MXNET_USE_OPENBLAS
+#include <cblas.h>
+#endif
+
+namespace mxnet {
+namespace op {
+
+struct DotParam : public dmlc::Parameter<DotParam> {
+  bool transpose_a, transpose_b;
+  dmlc::optional<int> forward_stype;
+  DMLC_DECLARE_PARAMETER(DotParam) {
+    DMLC_DECLARE_FIELD(transpose_a).set_default(false).describe("If true then transpose the first input before dot.");
+    DMLC_DECLARE_FIELD(transpose_b).set_default(false).describe("If true then transpose the second input before dot.");
+    DMLC_DECLARE_FIELD(forward_stype)
+        .set_default(dmlc::optional<int>())
+        .add_enum("default", 0)
+        .describe("The desired storage type of the forward output (only dense here).");
+  }
+};
+DMLC_REGISTER_PARAMETER(DotParam);
+
+namespace {
+
+/*! \brief C(m,n) (+)= op(A) op(B), row-major; lda/ldb are the stored row lengths. */
+template <typename T>
+void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b, int64_t ldb, T* c,
+          OpReqType req) {
+  if (req == kNullOp) return;
+#if MXNET_USE_OPENBLAS
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+    const T beta = req == kAddTo ? T(1) : T(0);
+    if (m == 0 || n == 0) return;
+    if (k == 0) {
+      if (req != kAddTo) std::fill(c, c + m * n, T(0));
+      return;
+    }
+    auto fn = [&](auto gemm) {
+      gemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, T(1), a, lda, b,
+           ldb, beta, c, n);
+    };
+    if constexpr (std::is_same_v<T, float>) fn(cblas_sgemm); else fn(cblas_dgemm);
+    return;
+  }
+#endif
+  using C = real_compute_t<T>;
+  ParallelFor(m, [&](int64_t i) {
+    for (int64_t j = 0; j < n; ++j) {
+      C acc = 0;
+      for (int64_t p = 0; p < k; ++p) {
+        const C av = static_cast<C>(ta ? a[p * lda + i] : a[i * lda + p]);
+        const C bv = static_cast<C>(tb ? b[j * ldb + p] : b[p * ldb + j]);
+        acc += av * bv;
+      }
+      Store(c + i * n + j, req, acc);
+    }
+  });
+}
+
+/*! \brief (m, k, n) of dot: lhs viewed 2-D around its last (first if transposed) axis. */
+struct DotDims {
+  int64_t m, k, n;
+};
+
+DotDims DotShape(const NodeAttrs& attrs, const TShape& a, const TShape& b, TShape* out) {
+  const auto& p = attrs.get<DotParam>();
+  if (a.ndim() == 1 && b.ndim() == 1) {
+    MX_CHECK_KIND(!p.transpose_a && !p.transpose_b, "ValueError")
+        << attrs.op->name << ": transpose is not supported for 1-D . 1-D";
+    MX_CHECK_KIND(a[0] == b[0], "ValueError")
+        << attrs.op->name << ": shapes " << a << " and " << b << " not aligned";
+    *out = TShape{1};
+    return {1, a[0], 1};
+  }
+  MX_CHECK_KIND(a.ndim() >= 1 && b.ndim() >= 1, "ValueError")
+      << attrs.op->name << ": inputs must have at least 1 dim, got " << a << " and " << b;
+  const int64_t ka = p.transpose_a ? a[0] : a[a.ndim() - 1];
+  const int64_t kb = p.transpose_b ? b[b.ndim() - 1] : b[0];
+  MX_CHECK_KIND(ka == kb, "ValueError") << attrs.op->name << ": shapes " << a << " and " << b
+                                        << " not aligned (transpose_a=" << p.transpose_a
+                                        << ", transpose_b=" << p.transpose_b << ")";
+  std::vector<dim_t> o;
+  if (p.transpose_a) o.insert(o.end(), a.begin() + 1, a.end()); else o.insert(o.end(), a.begin(), a.end() - 1);
+  if (p.transpose_b) o.insert(o.end(), b.begin(), b.end() - 1); else o.insert(o.end(), b.begin() + 1, b.end());
+  if (o.empty()) o.push_back(1);
+  *out = TShape(o);
+  return {a.Size() / ka, ka, b.Size() / kb};
+}
+
+void DotCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const auto& p = attrs.get<DotParam>();
+  TShape os;
+  const DotDims d = DotShape(attrs, in[0].shape_, in[1].shape_, &os);
+  MXNET_TYPE_SWITCH(in[0].type_flag_, DType, {
+    // lhs stored (m, k) or, transposed, (k, m); rhs (k, n) or (n, k).
+    Gemm(p.transpose_a, p.transpose_b, d.m, d.n, d.k, in[0].dptr<DType>(), p.transpose_a ? d.m : d.k,
+         in[1].dptr<DType>(), p.transpose_b ? d.k : d.n, out[0].dptr<DType>(), req[0]);
+  });
+}
+
+bool DotInferShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
+  if (!(*in)[0].IsKnown() || !(*in)[1].IsKnown()) return false;
+  TShape o;
+  DotShape(attrs, (*in)[0], (*in)[1], &o);
+  AssignShape(attrs, &(*out)[0], o, "output", 0);
+  return true;
+}
+
+bool BatchDotShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
+  const TShape &a = (*in)[0], &b = (*in)[1];
+  if (!a.IsKnown() || !b.IsKnown()) return false;
+  const auto& p = attrs.get<DotParam>();
+  MX_CHECK_KIND(a.ndim() >= 3 && a.ndim() == b.ndim(), "ValueError")
+      << attrs.op->name << ": inputs must be N-D (N >= 3) of equal rank, got " << a << " and " << b;
+  const int n = a.ndim();
+  for (int i = 0; i < n - 2; ++i)
+    MX_CHECK_KIND(a[i] == b[i], "ValueError") << attrs.op->name << ": batch dims differ in " << a << " and " << b;
+  const int64_t m = p.transpose_a ? a[n - 1] : a[n - 2], ka = p.transpose_a ? a[n - 2] : a[n - 1];
+  const int64_t kb = p.transpose_b ? b[n - 1] : b[n - 2], nn = p.transpose_b ? b[n - 2] : b[n - 1];
+  MX_CHECK_KIND(ka == kb, "ValueError") << attrs.op->name << ": shapes " << a << " and " << b << " not aligned";
+  TShape o = a;
+  o[n - 2] = m;
+  o[n - 1] = nn;
+  AssignShape(attrs, &(*out)[0], o, "output", 0);
+  return true;
+}
+
+void BatchDotCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                     const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const auto& p = attrs.get<DotParam>();
+  const TShape &a = in[0].shape_, &b = in[1].shape_;
+  const int n = a.ndim();
+  const int64_t batch = a.ProdShape(0, n - 2);
+  const int64_t m = p.transpose_a ? a[n - 1] : a[n - 2], k = p.transpose_a ? a[n - 2] : a[n - 1];
+  const int64_t nn = p.transpose_b ? b[n - 2] : b[n - 1];
+  MXNET_TYPE_SWITCH(in[0].type_flag_, DType, {
+    const DType* pa = in[0].dptr<DType>();
+    const DType* pb = in[1].dptr<DType>();
+    DType* pc = out[0].dptr<DType>();
+    for (int64_t i = 0; i < batch; ++i)
+      Gemm(p.transpose_a, p.transpose_b, m, nn, k, pa + i * m * k, a[n - 1], pb + i * k * nn, b[n - 1],
+           pc + i * m * nn, req[0]);
+  });
+}
+
+/*! \brief d(A.B): dA = g.B^T (or B.g^T when A was transposed), dB = A^T.g (or g^T.A). */
+std::vector<NodeEntry> DotGrad(const NodePtr& node, const std::vector<NodeEntry>& og, const std::string& op) {
+  const auto& p = node->attrs.get<DotParam>();
+  const NodeEntry &a = node->inputs[0], &b = node->inputs[1];
+  auto tf = [](bool v) { return std::string(v ? "True" : "False"); };
+  const std::string nm = node->attrs.name + "_backward";
+  NodeEntry ga, gb;
+  if (!p.transpose_a) {
+    ga = MakeNode(op, nm + "_a", {og[0], b}, {{"transpose_a", "False"}, {"transpose_b", tf(!p.transpose_b)}});
+  } else {
+    ga = MakeNode(op, nm + "_a", {b, og[0]}, {{"transpose_a", tf(p.transpose_b)}, {"transpose_b", "True"}});
+  }
+  if (!p.transpose_b && op == "dot") {
+    // dB = A2^T . g2, with A and g flattened to 2-D around the contracted axis so N-D lhs works
+    // (A2 is (m, k), or (k, m) when A was transposed).
+    const NodeEntry a2 = p.transpose_a ? MakeNode("Reshape", nm + "_a2", {a}, {{"shape", "(0, -1)"}})
+                                       : MakeNode("Reshape", nm + "_a2", {a}, {{"shape", "(-1, 0)"}, {"reverse", "True"}});
+    const NodeEntry g2 = MakeNode("Reshape", nm + "_g2", {og[0]}, {{"shape", "(-1, 0)"}, {"reverse", "True"}});
+    gb = MakeNode("dot", nm + "_b", {a2, g2}, {{"transpose_a", tf(!p.transpose_a)}, {"transpose_b", "False"}});
+  } else if (!p.transpose_b) {
+    gb = MakeNode(op, nm + "_b", {a, og[0]}, {{"transpose_a", tf(!p.transpose_a)}, {"transpose_b", "False"}});
+  } else {
+    gb = MakeNode(op, nm + "_b", {og[0], a}, {{"transpose_a", "True"}, {"transpose_b", tf(p.transpose_a)}});
+  }
+  // 1-D . 1-D and vector operands reshape back to the input shapes.
+  return {MakeNode("reshape_like", nm + "_ra", {ga, a}), MakeNode("reshape_like", nm + "_rb", {gb, b})};
+}
+
+struct Registrar {
+  Registrar() {
+    OpRegistry::Get()
+        ->Register("dot")
+        .describe("Dot product of two arrays: contracts the last axis of lhs (first if transpose_a) with the first "
+                  "axis of rhs (last if transpose_b); 1-D . 1-D gives shape (1,).")
+        .set_num_inputs(2)
+        .set_num_outputs(1)
+        .add_argument("lhs", "NDArray-or-Symbol", "The first input")
+        .add_argument("rhs", "NDArray-or-Symbol", "The second input")
+        .add_arguments(DotParam::__FIELDS__())
+        .set_attr_parser(ParamParser<DotParam>)
+        .set_infer_shape(DotInferShape)
+        .set_infer_type(ElemwiseType)
+        .set_compute(Context::kCPU, DotCompute)
+        .set_gradient([](const NodePtr& n, const std::vector<NodeEntry>& og) { return DotGrad(n, og, "dot"); });
+    OpRegistry::Get()
+        ->Register("batch_dot")
+        .describe("Batchwise dot product of N-D (N >= 3) arrays with equal leading dims: per batch (m, k) x (k, n).")
+        .set_num_inputs(2)
+        .set_num_outputs(1)
+        .add_argument("lhs", "NDArray-or-Symbol", "The first input")
+        .add_argument("rhs", "NDArray-or-Symbol", "The second input")
+        .add_arguments(DotParam::__FIELDS__())
+        .set_attr_parser(ParamParser<DotParam>)
+        .set_infer_shape(BatchDotShape)
+        .set_infer_type(ElemwiseType)
+        .set_compute(Context::kCPU, BatchDotCompute)
+        .set_gradient([](const NodePtr& n, const std::vector<NodeEntry>& og) { return DotGrad(n, og, "batch_dot"); });
+  }
+};
+const Registrar registrar;
+
+}  // namespace
+}  // namespace op
+}  // namespace mxnet
