@@ -20,17 +20,26 @@ struct PoolVars {
 PoolVars VarsFor(Context::DeviceType dev_type) {
   switch (dev_type) {
     case Context::kGPU:
-      return {Var::MXNET_GPU_MEM_POOL_TYPE, Var::MXNET_GPU_MEM_POOL_PAGE_SIZE,
-              Var::MXNET_GPU_MEM_LARGE_ALLOC_ROUND_SIZE, Var::MXNET_GPU_MEM_POOL_ROUND_LINEAR_CUTOFF,
-              Var::MXNET_GPU_MEM_POOL_RESERVE, "MXNET_GPU"};
+      return {Var::MXNET_GPU_MEM_POOL_TYPE,
+              Var::MXNET_GPU_MEM_POOL_PAGE_SIZE,
+              Var::MXNET_GPU_MEM_LARGE_ALLOC_ROUND_SIZE,
+              Var::MXNET_GPU_MEM_POOL_ROUND_LINEAR_CUTOFF,
+              Var::MXNET_GPU_MEM_POOL_RESERVE,
+              "MXNET_GPU"};
     case Context::kCPUPinned:
-      return {Var::MXNET_CPU_PINNED_MEM_POOL_TYPE, Var::MXNET_CPU_PINNED_MEM_POOL_PAGE_SIZE,
-              Var::MXNET_CPU_PINNED_MEM_LARGE_ALLOC_ROUND_SIZE, Var::MXNET_CPU_PINNED_MEM_POOL_ROUND_LINEAR_CUTOFF,
-              Var::MXNET_CPU_PINNED_MEM_POOL_RESERVE, "MXNET_CPU_PINNED"};
+      return {Var::MXNET_CPU_PINNED_MEM_POOL_TYPE,
+              Var::MXNET_CPU_PINNED_MEM_POOL_PAGE_SIZE,
+              Var::MXNET_CPU_PINNED_MEM_LARGE_ALLOC_ROUND_SIZE,
+              Var::MXNET_CPU_PINNED_MEM_POOL_ROUND_LINEAR_CUTOFF,
+              Var::MXNET_CPU_PINNED_MEM_POOL_RESERVE,
+              "MXNET_CPU_PINNED"};
     default:
-      return {Var::MXNET_CPU_MEM_POOL_TYPE, Var::MXNET_CPU_MEM_POOL_PAGE_SIZE,
-              Var::MXNET_CPU_MEM_LARGE_ALLOC_ROUND_SIZE, Var::MXNET_CPU_MEM_POOL_ROUND_LINEAR_CUTOFF,
-              Var::MXNET_CPU_MEM_POOL_RESERVE, "MXNET_CPU"};
+      return {Var::MXNET_CPU_MEM_POOL_TYPE,
+              Var::MXNET_CPU_MEM_POOL_PAGE_SIZE,
+              Var::MXNET_CPU_MEM_LARGE_ALLOC_ROUND_SIZE,
+              Var::MXNET_CPU_MEM_POOL_ROUND_LINEAR_CUTOFF,
+              Var::MXNET_CPU_MEM_POOL_RESERVE,
+              "MXNET_CPU"};
   }
 }
 
@@ -45,9 +54,12 @@ PoolType ParsePoolType(const std::string& name) {
 
 const char* PoolTypeName(PoolType type) {
   switch (type) {
-    case PoolType::kNaive: return "Naive";
-    case PoolType::kRound: return "Round";
-    case PoolType::kUnpooled: return "Unpooled";
+    case PoolType::kNaive:
+      return "Naive";
+    case PoolType::kRound:
+      return "Round";
+    case PoolType::kUnpooled:
+      return "Unpooled";
   }
   return "?";
 }
@@ -85,8 +97,8 @@ void ValidatePoolConfig(const PoolConfig& c) {
   MX_CHECK_KIND(c.linear_cutoff >= 20 && c.linear_cutoff <= 34, "ValueError")
       << c.env_prefix << "_MEM_POOL_ROUND_LINEAR_CUTOFF must be in 20..34, got " << c.linear_cutoff << ".";
   MX_CHECK_KIND(c.linear_cutoff >= page_log2, "ValueError")
-      << c.env_prefix << "_MEM_POOL_ROUND_LINEAR_CUTOFF (" << c.linear_cutoff << ") must be >= log2 of "
-      << c.env_prefix << "_MEM_POOL_PAGE_SIZE (" << c.page_size << ", log2 " << page_log2 << ").";
+      << c.env_prefix << "_MEM_POOL_ROUND_LINEAR_CUTOFF (" << c.linear_cutoff << ") must be >= log2 of " << c.env_prefix
+      << "_MEM_POOL_PAGE_SIZE (" << c.page_size << ", log2 " << page_log2 << ").";
 }
 
 }  // namespace storage

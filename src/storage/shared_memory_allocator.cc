@@ -86,8 +86,8 @@ void* SharedMemoryManager::Attach(Storage::Handle* handle) {
       << st.st_size << " bytes, " << bytes << " needed for " << handle->size << " bytes of data";
   void* base = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, handle->shared_id, 0);
   if (base == MAP_FAILED) {
-    MX_THROW("MemoryError") << "cannot map shared memory (pid " << handle->shared_pid << ", id "
-                            << handle->shared_id << "): " << std::strerror(errno);
+    MX_THROW("MemoryError") << "cannot map shared memory (pid " << handle->shared_pid << ", id " << handle->shared_id
+                            << "): " << std::strerror(errno);
   }
   return static_cast<char*>(base) + kSharedHeaderBytes;
 }

@@ -27,15 +27,19 @@ std::atomic<const Storage::AllocHooks*> g_alloc_hooks{nullptr};
 // Far beyond any device; keeps every rounding computation clear of overflow.
 constexpr size_t kMaxAllocBytes = size_t{1} << 48;
 // Device ids a manager slot exists for (GPUs and pinned pools per GPU).
-constexpr int kMaxDeviceIds = 64;
+constexpr unsigned kMaxDeviceIds = 64;
 constexpr int kNumDeviceKinds = 4;
 
 const char* DeviceKindName(Context::DeviceType t) {
   switch (t) {
-    case Context::kCPU: return "cpu";
-    case Context::kGPU: return "gpu";
-    case Context::kCPUPinned: return "cpu_pinned";
-    case Context::kCPUShared: return "cpu_shared";
+    case Context::kCPU:
+      return "cpu";
+    case Context::kGPU:
+      return "gpu";
+    case Context::kCPUPinned:
+      return "cpu_pinned";
+    case Context::kCPUShared:
+      return "cpu_shared";
   }
   return "?";
 }
@@ -47,11 +51,17 @@ std::unique_ptr<StorageManager> MakeManager(Context ctx) {
   storage::PoolConfig config = PoolConfigFromEnv(ctx.dev_type);
   std::unique_ptr<storage::RawAllocator> allocator;
   switch (ctx.dev_type) {
-    case Context::kGPU: allocator = storage::MakeGpuAllocator(ctx.dev_id); break;
+    case Context::kGPU:
+      allocator = storage::MakeGpuAllocator(ctx.dev_id);
+      break;
     // Pinned memory keeps its own pool and variables even where it falls back to plain
     // memory: loaders churn these buffers every batch, so caching them pays either way.
-    case Context::kCPUPinned: allocator = storage::MakePinnedAllocator(); break;
-    default: allocator = storage::MakeCpuAllocator(); break;
+    case Context::kCPUPinned:
+      allocator = storage::MakePinnedAllocator();
+      break;
+    default:
+      allocator = storage::MakeCpuAllocator();
+      break;
   }
   common::SetRuntimeInfo(std::string("storage_pool_") + DeviceKindName(ctx.dev_type),
                          storage::PoolTypeName(config.type));
@@ -81,8 +91,7 @@ class StorageImpl final : public Storage {
       handle->dptr = nullptr;
       return;
     }
-    MX_CHECK_KIND(handle->size <= kMaxAllocBytes, "MemoryError")
-        << "Out of memory on " << handle->ctx.ToString() << ": cannot allocate " << handle->size << " bytes.";
+    if (__builtin_expect(handle->size > kMaxAllocBytes, 0)) ThrowTooLarge(*handle);
     storage::AllocOutcome outcome = ManagerFor(handle->ctx, true)->Alloc(handle);
     const AllocHooks* hooks = g_alloc_hooks.load(std::memory_order_acquire);
     if (hooks != nullptr && hooks->on_alloc != nullptr) {
@@ -119,8 +128,7 @@ class StorageImpl final : public Storage {
   void FreeImpl(const Handle& handle, bool direct) {
     if (handle.dptr == nullptr) return;
     StorageManager* manager = ManagerFor(handle.ctx, false);
-    MX_CHECK_KIND(manager != nullptr, "ValueError")
-        << "Cannot free memory on " << handle.ctx.ToString() << ": nothing was allocated on that device.";
+    if (__builtin_expect(manager == nullptr, 0)) ThrowNotAllocated(handle);
     if (direct) {
       manager->DirectFree(handle);
     } else {
@@ -131,32 +139,55 @@ class StorageImpl final : public Storage {
   }
 
   /*! \brief Lock-free look-up of a created manager; creation is serialised. */
-  StorageManager* ManagerFor(Context ctx, bool create) {
-    int kind = -1;
-    int id = ctx.dev_id;
-    switch (ctx.dev_type) {
-      // Every cpu(i) shares one manager, as in MXNet: host memory is one pool.
-      case Context::kCPU: kind = 0, id = 0; break;
-      case Context::kGPU: kind = 1; break;
-      case Context::kCPUPinned: kind = 2; break;
-      case Context::kCPUShared: kind = 3, id = 0; break;
+  inline StorageManager* ManagerFor(Context ctx, bool create) {
+    // Slot row per device type (index = dev_type); -1 for numbers that are no device type.
+    static constexpr int kRow[] = {-1, 0, 1, 2, -1, 3};
+    const unsigned type = static_cast<unsigned>(ctx.dev_type);
+    const int row = type < sizeof(kRow) / sizeof(kRow[0]) ? kRow[type] : -1;
+    // Every cpu(i) shares one manager, as in MXNet: host memory is one pool.
+    const int id = ctx.dev_type == Context::kCPU || ctx.dev_type == Context::kCPUShared ? 0 : ctx.dev_id;
+    if (__builtin_expect(row < 0 || ctx.dev_id < 0 || static_cast<unsigned>(id) >= kMaxDeviceIds, 0)) {
+      ThrowBadContext(ctx);
     }
-    MX_CHECK_KIND(kind >= 0, "ValueError")
-        << "Unknown device type " << static_cast<int>(ctx.dev_type)
-        << ": expected 1 (cpu), 2 (gpu), 3 (cpu_pinned) or 5 (cpu_shared).";
-    MX_CHECK_KIND(ctx.dev_id >= 0 && id < kMaxDeviceIds, "ValueError")
-        << "Device id of " << ctx.ToString() << " must be in 0.." << kMaxDeviceIds - 1 << ".";
-    std::atomic<StorageManager*>& slot = slots_[kind][id];
+    std::atomic<StorageManager*>& slot = slots_[row][id];
     StorageManager* manager = slot.load(std::memory_order_acquire);
     if (manager != nullptr || !create) return manager;
+    return CreateManager(&slot, Context{ctx.dev_type, id});
+  }
+
+  /*! \brief First use of a device; kept out of line so the look-up above stays small. */
+  __attribute__((noinline)) StorageManager* CreateManager(std::atomic<StorageManager*>* slot, Context ctx) {
     std::lock_guard<std::mutex> lock(create_mu_);
-    manager = slot.load(std::memory_order_relaxed);
+    StorageManager* manager = slot->load(std::memory_order_relaxed);
     if (manager == nullptr) {
-      owned_.push_back(MakeManager(Context{ctx.dev_type, id}));
+      owned_.push_back(MakeManager(ctx));
       manager = owned_.back().get();
-      slot.store(manager, std::memory_order_release);
+      slot->store(manager, std::memory_order_release);
     }
     return manager;
+  }
+
+  [[noreturn]] __attribute__((noinline, cold)) static void ThrowBadContext(Context ctx) {
+    MX_CHECK_KIND(ctx.dev_type == Context::kCPU || ctx.dev_type == Context::kGPU ||
+                      ctx.dev_type == Context::kCPUPinned || ctx.dev_type == Context::kCPUShared,
+                  "ValueError")
+        << "Unknown device type " << static_cast<int>(ctx.dev_type)
+        << ": expected 1 (cpu), 2 (gpu), 3 (cpu_pinned) or 5 (cpu_shared).";
+    MX_CHECK_KIND(ctx.dev_id >= 0, "ValueError") << "Device id must be >= 0, got " << ctx.dev_id << ".";
+    MX_THROW("ValueError") << "Device id of " << ctx.ToString() << " must be in 0.." << kMaxDeviceIds - 1 << ".";
+    __builtin_unreachable();
+  }
+
+  [[noreturn]] __attribute__((noinline, cold)) static void ThrowNotAllocated(const Handle& handle) {
+    MX_THROW("ValueError") << "Cannot free memory on " << handle.ctx.ToString()
+                           << ": nothing was allocated on that device.";
+    __builtin_unreachable();
+  }
+
+  [[noreturn]] __attribute__((noinline, cold)) static void ThrowTooLarge(const Handle& handle) {
+    MX_THROW("MemoryError") << "Out of memory on " << handle.ctx.ToString() << ": cannot allocate " << handle.size
+                            << " bytes.";
+    __builtin_unreachable();
   }
 
   std::array<std::array<std::atomic<StorageManager*>, kMaxDeviceIds>, kNumDeviceKinds> slots_;

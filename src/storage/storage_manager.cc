@@ -13,16 +13,19 @@ namespace mxnet {
 namespace storage {
 
 void StorageManager::SharedIncrementRefCount(const Storage::Handle& handle) {
-  MX_THROW("ValueError") << "SharedIncrementRefCount applies to cpu_shared memory only, not "
-                         << handle.ctx.ToString() << ".";
+  MX_THROW("ValueError") << "SharedIncrementRefCount applies to cpu_shared memory only, not " << handle.ctx.ToString()
+                         << ".";
 }
 
 std::unique_ptr<StorageManager> CreatePoolManager(const PoolConfig& config, std::unique_ptr<RawAllocator> allocator) {
   ValidatePoolConfig(config);
   switch (config.type) {
-    case PoolType::kNaive: return std::make_unique<PooledManager<NaivePolicy>>(config, std::move(allocator));
-    case PoolType::kRound: return std::make_unique<PooledManager<RoundPolicy>>(config, std::move(allocator));
-    case PoolType::kUnpooled: return std::make_unique<UnpooledManager>(config, std::move(allocator));
+    case PoolType::kNaive:
+      return std::make_unique<PooledManager<NaivePolicy>>(config, std::move(allocator));
+    case PoolType::kRound:
+      return std::make_unique<PooledManager<RoundPolicy>>(config, std::move(allocator));
+    case PoolType::kUnpooled:
+      return std::make_unique<UnpooledManager>(config, std::move(allocator));
   }
   MX_THROW("ValueError") << "unknown pool type";
   return nullptr;

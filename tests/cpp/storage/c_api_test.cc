@@ -1,9 +1,10 @@
 // The storage entries of the C API.
+#include "mxnet/c_api.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "mxnet/c_api.h"
 #include "mxnet/storage.h"
 #include "storage/device_allocators.h"
 

@@ -94,7 +94,8 @@ TEST_P(ConcurrentPool, RandomSizesFromManyThreads) {
   EXPECT_EQ(device->used(), 0u);
 }
 
-INSTANTIATE_TEST_SUITE_P(All, ConcurrentPool, ::testing::Values(PoolType::kNaive, PoolType::kRound, PoolType::kUnpooled),
+INSTANTIATE_TEST_SUITE_P(All, ConcurrentPool,
+                         ::testing::Values(PoolType::kNaive, PoolType::kRound, PoolType::kUnpooled),
                          [](const ::testing::TestParamInfo<PoolType>& info) { return PoolTypeName(info.param); });
 
 TEST(ConcurrentStorage, ThreadsOnEveryHostDeviceThroughTheSingleton) {

@@ -32,8 +32,8 @@ class PoolEnv : public ::testing::Test {
    *        set, so each is set to its default, loaded, and then removed.
    */
   void ResetPoolVars() {
-    for (const char* alias : {"MXNET_USE_NAIVE_STORAGE_MANAGER", "MXNET_CPU_POOL_PAGE_SIZE",
-                              "MXNET_GPU_POOL_PAGE_SIZE", "MXNET_CPU_PINNED_POOL_PAGE_SIZE"}) {
+    for (const char* alias : {"MXNET_USE_NAIVE_STORAGE_MANAGER", "MXNET_CPU_POOL_PAGE_SIZE", "MXNET_GPU_POOL_PAGE_SIZE",
+                              "MXNET_CPU_PINNED_POOL_PAGE_SIZE"}) {
       unsetenv(alias);
     }
     std::vector<std::string> names;
@@ -175,9 +175,9 @@ TEST_F(PoolEnv, InvalidTypeNamesAreRejectedWithTheAllowedNames) {
 
 TEST_F(PoolEnv, OutOfRangeNumbersAreRejected) {
   const std::pair<const char*, const char*> bad[] = {
-      {"MXNET_CPU_MEM_POOL_PAGE_SIZE", "31"},        {"MXNET_GPU_MEM_POOL_ROUND_LINEAR_CUTOFF", "19"},
+      {"MXNET_CPU_MEM_POOL_PAGE_SIZE", "31"},           {"MXNET_GPU_MEM_POOL_ROUND_LINEAR_CUTOFF", "19"},
       {"MXNET_GPU_MEM_POOL_ROUND_LINEAR_CUTOFF", "35"}, {"MXNET_CPU_PINNED_MEM_POOL_RESERVE", "101"},
-      {"MXNET_GPU_MEM_LARGE_ALLOC_ROUND_SIZE", "0"},  {"MXNET_CPU_MEM_POOL_RESERVE", "-1"},
+      {"MXNET_GPU_MEM_LARGE_ALLOC_ROUND_SIZE", "0"},    {"MXNET_CPU_MEM_POOL_RESERVE", "-1"},
   };
   for (const auto& b : bad) {
     Set(b.first, b.second);

@@ -104,6 +104,8 @@ TEST(NaivePool, FreedBlockIsReusedForTheSameRoundedSize) {
   StorageStats s = pool.manager->Stats();
   EXPECT_EQ(s.pool_hits, 1u);
   EXPECT_EQ(s.bytes_in_use, 4096u + 8192u);
+  pool.manager->Free(b);
+  pool.manager->Free(c);
 }
 
 TEST(NaivePool, LastFreedIsFirstReused) {
@@ -111,8 +113,11 @@ TEST(NaivePool, LastFreedIsFirstReused) {
   Storage::Handle a = pool.Alloc(100), b = pool.Alloc(100);
   pool.manager->Free(a);
   pool.manager->Free(b);
-  EXPECT_EQ(pool.Alloc(100).dptr, b.dptr);
-  EXPECT_EQ(pool.Alloc(100).dptr, a.dptr);
+  Storage::Handle first = pool.Alloc(100), second = pool.Alloc(100);
+  EXPECT_EQ(first.dptr, b.dptr);
+  EXPECT_EQ(second.dptr, a.dptr);
+  pool.manager->Free(first);
+  pool.manager->Free(second);
 }
 
 TEST(RoundPool, MXNetStorageTestSequence) {
@@ -126,6 +131,8 @@ TEST(RoundPool, MXNetStorageTestSequence) {
   Storage::Handle d = pool.Alloc(3145728);
   EXPECT_EQ(d.dptr, pb);
   EXPECT_EQ(pool.manager->Stats().bytes_in_use, 4096u + 3145728u);
+  pool.manager->Free(c);
+  pool.manager->Free(d);
 }
 
 TEST(UnpooledPool, FreeGoesBackToTheDevice) {
@@ -193,7 +200,9 @@ TEST(UnpooledOom, ErrorNamesTheVariable) {
     EXPECT_STREQ(e.kind(), "MemoryError");
     EXPECT_NE(std::string(e.what()).find("MXNET_GPU_MEM_POOL_TYPE"), std::string::npos) << e.what();
   }
-  EXPECT_NE(pool.Alloc(1000).dptr, nullptr);
+  Storage::Handle fits = pool.Alloc(1000);
+  EXPECT_NE(fits.dptr, nullptr);
+  pool.manager->Free(fits);
 }
 
 TEST(Reserve, CacheIsReleasedWhenANewBlockWouldEatTheReserve) {

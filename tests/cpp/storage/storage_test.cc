@@ -1,5 +1,7 @@
 // The process-wide Storage: MXNet's basic tests, device routing, alignment, hooks, and
 // GPU behaviour (run when a GPU is visible, otherwise its absence is checked).
+#include "mxnet/storage.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -10,7 +12,6 @@
 
 #include "mxnet/env.h"
 #include "mxnet/error.h"
-#include "mxnet/storage.h"
 #include "storage/device_allocators.h"
 #include "storage/storage_manager.h"
 
@@ -201,8 +202,11 @@ TEST(StorageGpu, RoundPoolOnARealGpu) {
   Storage::Handle a = alloc(32), b = alloc(2097153);
   manager->Free(a);
   manager->Free(b);
-  EXPECT_EQ(alloc(4095).dptr, a.dptr);
-  EXPECT_EQ(alloc(3145728).dptr, b.dptr);
+  Storage::Handle small = alloc(4095), large = alloc(3145728);
+  EXPECT_EQ(small.dptr, a.dptr);
+  EXPECT_EQ(large.dptr, b.dptr);
+  manager->Free(small);
+  manager->Free(large);
 }
 
 }  // namespace
