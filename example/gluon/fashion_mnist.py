@@ -108,7 +108,7 @@ def make_loaders(args):
                                   num_workers=args.workers)
     test = gluon.data.DataLoader(test_set, batch_size=256, shuffle=False,
                                  num_workers=args.workers)
-    return train, test
+    return train, test, len(train_set), len(test_set)
 
 
 # ToTensor + Normalize, applied to whole batches (uint8 NHWC -> normalised float32 NCHW).
@@ -192,12 +192,12 @@ def main(argv=None):
     os.makedirs(args.out_dir, exist_ok=True)
 
     try:
-        train_loader, test_loader = make_loaders(args)
+        train_loader, test_loader, n_train, n_test = make_loaders(args)
     except IOError as err:
         print(err, file=sys.stderr)
         return 1
     print("Fashion-MNIST: %d training and %d test samples, batch %d, %s"
-          % (len(train_loader._dataset), len(test_loader._dataset), args.batch_size, ctx))
+          % (n_train, n_test, args.batch_size, ctx))
 
     net = build_net()
     net.initialize(mx.init.Xavier(), ctx=ctx)
