@@ -35,6 +35,10 @@ class Trainer(object):
             self._params.append(param)
             param._set_trainer(self)
         self._compression_params = compression_params
+        if isinstance(kvstore, str) and "dist" in kvstore:
+            raise ValueError("Trainer(kvstore=%r): distributed training needs the distributed "
+                             "kvstore, which this build does not provide; use 'device' or "
+                             "'local' (gradients on several local contexts are summed)" % kvstore)
         self._kvstore_type = kvstore
         self._update_on_kvstore = update_on_kvstore
         self._contexts = None
