@@ -148,6 +148,7 @@ void LayerNormBackward(const TBlob& dy, const TBlob& x, const float* gamma, cons
   e.prim.execute(s, {{DNNL_ARG_DIFF_DST, e.ddst},
                      {DNNL_ARG_SRC, e.src},
                      {DNNL_ARG_SCALE, e.scale},
+                     {DNNL_ARG_SHIFT, e.scale},  // oneDNN 2.6 checks it is bound though backward never reads it
                      {DNNL_ARG_MEAN, e.mean},
                      {DNNL_ARG_VARIANCE, e.var},
                      {DNNL_ARG_DIFF_SRC, e.dsrc},
