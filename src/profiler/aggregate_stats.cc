@@ -29,7 +29,7 @@ void AggregateStats::Add(const Record& r) {
   const bool duration = IsDuration(r.kind);
   if (!duration && r.kind != RecordKind::kCounter) return;
   Stat& s = stats_[CategoryName(r.category)][r.name];
-  const int64_t v = duration ? r.end_us - r.start_us : r.value;
+  const int64_t v = duration ? r.end - r.start : r.value;
   s.counter = !duration;
   if (s.count == 0 || v < s.min) s.min = v;
   if (s.count == 0 || v > s.max) s.max = v;

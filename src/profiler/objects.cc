@@ -17,15 +17,15 @@ Duration::Duration(RecordKind kind, uint32_t category, const std::string& name)
 void Duration::Start() {
   Profiler* p = Profiler::Get();
   generation_.store(p->generation(), std::memory_order_relaxed);
-  start_us_.store(p->Recording(kUserObjects) ? NowMicros() : -1, std::memory_order_release);
+  start_.store(p->Recording(kUserObjects) ? NowTicks() : -1, std::memory_order_release);
 }
 
 void Duration::Stop() {
-  const int64_t start = start_us_.exchange(-1, std::memory_order_acq_rel);
+  const int64_t start = start_.exchange(-1, std::memory_order_acq_rel);
   Profiler* p = Profiler::Get();
   // Started while stopped or paused, or in an earlier run: nothing to pair with.
   if (start < 0 || generation_.load(std::memory_order_relaxed) != p->generation() || !p->Recording(kUserObjects)) return;
-  RecordDuration(kind_, category_, 0, name_.c_str(), start, NowMicros());
+  RecordDuration(kind_, category_, 0, name_.c_str(), start, NowTicks());
 }
 
 Counter::Counter(uint32_t category, const std::string& name)

@@ -50,7 +50,7 @@ class Duration : public ProfileObject {
   RecordKind kind_;
   uint32_t category_;
   std::string name_;
-  std::atomic<int64_t> start_us_{-1};
+  std::atomic<int64_t> start_{-1};
   std::atomic<uint32_t> generation_{0};
 };
 

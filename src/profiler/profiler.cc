@@ -4,6 +4,7 @@
 
 #include "mxnet/error.h"
 #include "profiler/autostart.h"
+#include "profiler/clock.h"
 #include "profiler/recorder.h"
 #include "profiler/thread_buffer.h"
 
@@ -16,6 +17,7 @@ Profiler* Profiler::Get() {
 }
 
 Profiler::Profiler() : config_(DefaultConfig()) {
+  RecalibrateTicks();  // anchors the tick clock before anything is recorded
   output_path_ = config_.filename;
   aggregate_ = config_.aggregate_stats;
 }
@@ -92,7 +94,11 @@ void Profiler::SetPaused(bool paused) {
 }
 
 void Profiler::Collect() {
-  DrainAllBuffers([this](const Record& r) {
+  RecalibrateTicks();
+  DrainAllBuffers([this](const Record& raw) {
+    Record r = raw;
+    r.start = TicksToMicros(r.start);
+    r.end = r.end ? TicksToMicros(r.end) : 0;
     if (aggregate_) stats_.Add(r);
     if (output_enabled_) pending_.push_back(r);
   });
@@ -127,7 +133,8 @@ void Profiler::FinishAtExit() {
   SetRunning(false);
   std::lock_guard<std::mutex> out(collect_mu_);
   Collect();
-  if (output_enabled_ && (writer_.open() || !pending_.empty())) {
+  // A run not closed by dump(finished=True) is written now, even if it recorded nothing.
+  if (output_enabled_) {
     try {
       writer_.Write(output_path_, pending_, true);
     } catch (const std::exception& e) {

@@ -28,33 +28,33 @@ Record* Begin(RecordKind kind, uint32_t category, const char* name) {
   r->symbolic = false;
   r->pool_hit = false;
   r->scope = 'p';
-  r->value = r->extra = r->end_us = 0;
+  r->value = r->extra = r->end = 0;
   r->SetName(name);
   return r;
 }
 void Commit() { ThisThreadBuffer()->Commit(); }
 }  // namespace
 
-void RecordDuration(RecordKind kind, uint32_t category, int device_slot, const char* name, int64_t start_us,
-                    int64_t end_us, bool symbolic) {
+void RecordDuration(RecordKind kind, uint32_t category, int device_slot, const char* name, int64_t start,
+                    int64_t end, bool symbolic) {
   Record* r = Begin(kind, category, name);
   r->device_slot = device_slot;
-  r->start_us = start_us;
-  r->end_us = end_us;
+  r->start = start;
+  r->end = end;
   r->symbolic = symbolic;
   Commit();
 }
 
 void RecordCounter(uint32_t category, const char* name, int64_t value) {
   Record* r = Begin(RecordKind::kCounter, category, name);
-  r->start_us = NowMicros();
+  r->start = NowTicks();
   r->value = value;
   Commit();
 }
 
 void RecordMarker(uint32_t category, const char* name, char scope) {
   Record* r = Begin(RecordKind::kMarker, category, name);
-  r->start_us = NowMicros();
+  r->start = NowTicks();
   r->scope = scope;
   Commit();
 }
@@ -66,7 +66,7 @@ struct OpenDurations {
   static constexpr int kDepth = 16;
   struct Entry {
     const char* name;
-    int64_t start_us;
+    int64_t start;
     uint32_t generation;
   } entries[kDepth];
   int depth{0};
@@ -74,17 +74,17 @@ struct OpenDurations {
   void Push(const char* name, uint32_t generation) {
     if (depth > 0 && entries[depth - 1].generation != generation) depth = 0;
     if (depth == kDepth) return;
-    entries[depth++] = {name, NowMicros(), generation};
+    entries[depth++] = {name, NowTicks(), generation};
   }
   // Pops the entry opened for name; false when there is none to pair with.
-  bool Pop(const char* name, uint32_t generation, int64_t* start_us) {
+  bool Pop(const char* name, uint32_t generation, int64_t* start) {
     if (depth == 0) return false;
     const Entry& e = entries[--depth];
     if (e.name != name || e.generation != generation) {
       depth = 0;
       return false;
     }
-    *start_us = e.start_us;
+    *start = e.start;
     return true;
   }
 };
@@ -102,7 +102,7 @@ void OnOprEnd(const char* name, Context ctx, int worker_thread_id) {
   Profiler* p = Profiler::Get();
   int64_t start = 0;
   if (!tl_ops.Pop(name, p->generation(), &start) || !p->Recording(kImperative)) return;
-  RecordDuration(RecordKind::kOperator, kOperatorCategory, DeviceSlot(ctx), name, start, NowMicros());
+  RecordDuration(RecordKind::kOperator, kOperatorCategory, DeviceSlot(ctx), name, start, NowTicks());
 }
 const Engine::OprHooks kOprHooks{&OnOprStart, &OnOprEnd};
 
@@ -118,7 +118,7 @@ void OnAlloc(Context ctx, size_t requested, size_t actual, void* ptr, bool pool_
   const std::string& device = DeviceSlotName(slot);
   Record* r = Begin(RecordKind::kMemAlloc, kStorageCategory, nullptr);
   std::snprintf(r->name, kNameCapacity, "Alloc %s", device.c_str());
-  r->start_us = NowMicros();
+  r->start = NowTicks();
   r->device_slot = slot;
   r->value = static_cast<int64_t>(requested);
   r->extra = static_cast<int64_t>(actual);
@@ -138,7 +138,7 @@ void OnFree(Context ctx, size_t size, void* ptr) {
   const std::string& device = DeviceSlotName(slot);
   Record* r = Begin(RecordKind::kMemFree, kStorageCategory, nullptr);
   std::snprintf(r->name, kNameCapacity, "Free %s", device.c_str());
-  r->start_us = NowMicros();
+  r->start = NowTicks();
   r->device_slot = slot;
   r->value = static_cast<int64_t>(size);
   Commit();
@@ -162,7 +162,7 @@ void OnApiEnd(const char* api_name) {
   if (!tl_api.Pop(api_name, p->generation(), &start)) return;
   const int64_t concurrency = g_api_concurrency.fetch_sub(1) - 1;
   if (!p->Recording(kApi)) return;
-  RecordDuration(RecordKind::kApiCall, kApiCategory, 0, api_name, start, NowMicros());
+  RecordDuration(RecordKind::kApiCall, kApiCategory, 0, api_name, start, NowTicks());
   RecordCounter(kApiCategory, "MXNet C API Concurrency", concurrency);
 }
 const capi::ApiCallHook kApiHook{&OnApiBegin, &OnApiEnd};

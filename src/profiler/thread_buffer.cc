@@ -8,7 +8,7 @@
 namespace mxnet {
 namespace profiler {
 
-ThreadBuffer::ThreadBuffer() : tail_(new Chunk()), head_(tail_) {}
+ThreadBuffer::ThreadBuffer() : tail_(new Chunk), head_(tail_) {}
 
 ThreadBuffer::~ThreadBuffer() {
   Chunk* c = head_;
@@ -22,7 +22,7 @@ ThreadBuffer::~ThreadBuffer() {
 Record* ThreadBuffer::Reserve() {
   tail_count_ = tail_->count.load(std::memory_order_relaxed);
   if (tail_count_ == kChunkRecords) {
-    Chunk* fresh = new Chunk();
+    Chunk* fresh = new Chunk;
     // Once `next` is visible the consumer may free the full chunk: never touch it again.
     tail_->next.store(fresh, std::memory_order_release);
     tail_ = fresh;

@@ -24,52 +24,65 @@ uint64_t CategoryPid(const std::string& category) { return std::hash<std::string
 
 void TraceWriter::AppendEvent(std::string* out, const Record& r, const char* ph, int64_t ts, const std::string& cat,
                               uint64_t pid, const std::string& extra) {
-  *out += ",\n        {\"name\": " + JsonString(r.name) + ", \"cat\": " + JsonString(cat) + ", \"ph\": \"" + ph +
-          "\", \"ts\": " + std::to_string(ts) + extra + ", \"pid\": " + std::to_string(pid) +
-          ", \"tid\": " + std::to_string(r.tid) + "}";
+  // Appends in place: a dump of millions of events must not build temporaries per field.
+  out->append(",\n        {\"name\": ");
+  AppendJsonString(out, r.name);
+  out->append(", \"cat\": ");
+  AppendJsonString(out, cat.c_str());
+  out->append(", \"ph\": \"").append(ph).append("\", \"ts\": ");
+  AppendInt(out, ts);
+  out->append(extra).append(", \"pid\": ");
+  AppendInt(out, pid);
+  out->append(", \"tid\": ");
+  AppendInt(out, r.tid);
+  out->push_back('}');
 }
 
 void TraceWriter::AppendRecord(std::string* out, const Record& r) {
   if (r.kind == RecordKind::kOperator) {
     const uint64_t pid = static_cast<uint64_t>(r.device_slot);
-    AppendEvent(out, r, "B", r.start_us, "operator", pid, "");
-    AppendEvent(out, r, "E", r.end_us, "operator", pid, "");
+    AppendEvent(out, r, "B", r.start, "operator", pid, "");
+    AppendEvent(out, r, "E", r.end, "operator", pid, "");
     return;
   }
-  const std::string category = CategoryName(r.category);
+  // Category names are looked up once per dump, not once per event.
+  auto cached = category_names_.find(r.category);
+  if (cached == category_names_.end()) cached = category_names_.emplace(r.category, CategoryName(r.category)).first;
+  const std::string& category = cached->second;
   const uint64_t pid = CategoryPid(category);
   if (announced_.insert(r.category).second) *out += ProcessName(pid, category);
-  const std::string id = ", \"id\": " + std::to_string(r.tid);
+  std::string id = ", \"id\": ";
+  AppendInt(&id, r.tid);
   switch (r.kind) {
     case RecordKind::kApiCall:
     case RecordKind::kTask:
-      AppendEvent(out, r, "b", r.start_us, category, pid, id);
-      AppendEvent(out, r, "e", r.end_us, category, pid, id);
+      AppendEvent(out, r, "b", r.start, category, pid, id);
+      AppendEvent(out, r, "e", r.end, category, pid, id);
       break;
     case RecordKind::kFrame:
-      AppendEvent(out, r, "(", r.start_us, category, pid, "");
-      AppendEvent(out, r, ")", r.end_us, category, pid, "");
+      AppendEvent(out, r, "(", r.start, category, pid, "");
+      AppendEvent(out, r, ")", r.end, category, pid, "");
       break;
     case RecordKind::kEvent:
-      AppendEvent(out, r, "B", r.start_us, category, pid, "");
-      AppendEvent(out, r, "E", r.end_us, category, pid, "");
+      AppendEvent(out, r, "B", r.start, category, pid, "");
+      AppendEvent(out, r, "E", r.end, category, pid, "");
       break;
     case RecordKind::kCounter:
-      AppendEvent(out, r, "C", r.start_us, category, pid,
+      AppendEvent(out, r, "C", r.start, category, pid,
                   ", \"args\": {" + JsonString(r.name) + ": " + std::to_string(r.value) + "}");
       break;
     case RecordKind::kMarker:
-      AppendEvent(out, r, "n", r.start_us, category + ",instant_marker", pid,
+      AppendEvent(out, r, "n", r.start, category + ",instant_marker", pid,
                   std::string(", \"s\": \"") + r.scope + "\"");
       break;
     case RecordKind::kMemAlloc:
-      AppendEvent(out, r, "i", r.start_us, category, pid,
+      AppendEvent(out, r, "i", r.start, category, pid,
                   ", \"s\": \"t\", \"args\": {\"requested\": " + std::to_string(r.value) +
                       ", \"actual\": " + std::to_string(r.extra) + ", \"pool_hit\": " +
                       (r.pool_hit ? "true" : "false") + "}");
       break;
     case RecordKind::kMemFree:
-      AppendEvent(out, r, "i", r.start_us, category, pid,
+      AppendEvent(out, r, "i", r.start, category, pid,
                   ", \"s\": \"t\", \"args\": {\"size\": " + std::to_string(r.value) + "}");
       break;
     default:
@@ -90,6 +103,8 @@ void TraceWriter::Write(const std::string& path, const std::vector<Record>& reco
       text += slot == 0 ? meta.substr(2) : meta;
     }
   }
+  category_names_.clear();
+  text.reserve(text.size() + records.size() * 2 * 110);
   for (const Record& r : records) AppendRecord(&text, r);
   if (finished) text += "\n    ],\n    \"displayTimeUnit\": \"ms\"\n}\n";
 

@@ -8,6 +8,7 @@
 #define MXNET_PROFILER_TRACE_WRITER_H_
 
 #include <cstdint>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -32,6 +33,7 @@ class TraceWriter {
   bool open_{false};
   std::string path_;
   std::set<uint32_t> announced_;  // categories whose process_name was written
+  std::map<uint32_t, std::string> category_names_;  // per-dump cache
 };
 
 }  // namespace profiler
