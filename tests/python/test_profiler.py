@@ -235,6 +235,20 @@ def test_autostart_writes_profile_json_in_cwd(tmp_path):
     assert not [e for e in _events(str(sub / "profile.json")) if e.get("cat") == "MXNET_C_API"]
 
 
+def test_autostart_without_notify_shutdown_still_writes_at_exit(tmp_path):
+    """A program that loads the library and exits without MXNotifyShutdown (as C++ apps do)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MXNET_")}
+    env["MXNET_PROFILER_AUTOSTART"] = "1"
+    code = ("import ctypes, sys\n"
+            "lib = ctypes.CDLL(sys.argv[1], ctypes.RTLD_LOCAL)\n"
+            "assert lib.MXStorageEmptyCache(ctypes.c_int(1), ctypes.c_int(0)) == 0\n")
+    proc = subprocess.run([sys.executable, "-c", code, mx.base._LIB_PATH], env=env, cwd=str(tmp_path),
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    events = _events(str(tmp_path / "profile.json"))
+    assert [e["ph"] for e in events if e["name"] == "MXStorageEmptyCache"] == ["b", "e"]
+
+
 def _fake_trace(path):
     events = [{"ph": "M", "args": {"name": "cpu/0"}, "pid": 0, "name": "process_name"}]
     t = 0
