@@ -1,0 +1,286 @@
+/*!
+ * \file init_ops.cc
+ * \brief Array creation from parameters alone: _zeros, _ones, _full, _empty, _arange,
+ *        _linspace, _eye. They take no inputs, so the device comes from the `ctx`
+ *        parameter (read by imperative invoke) and the shape from `shape` or, when absent,
+ *        from an `out=` array given by the caller.
+ */
+#include <cmath>
+#include <cstring>
+#include <string>
+
+#include "mxnet/op.h"
+#include "operator/common/parallel.h"
+
+namespace mxnet {
+namespace op {
+namespace {
+
+struct InitParam : public dmlc::Parameter<InitParam> {
+  TShape shape;
+  std::string ctx;
+  int dtype;
+  DMLC_DECLARE_PARAMETER(InitParam) {
+    DMLC_DECLARE_FIELD(shape).set_default(TShape()).describe("The shape of the output");
+    DMLC_DECLARE_FIELD(ctx).set_default("").describe(
+        "Context of output, in format [cpu|gpu|cpu_pinned](n). Only used for imperative calls.");
+    DMLC_DECLARE_FIELD(dtype).set_default(kFloat32).MXNET_ADD_ALL_DTYPES.describe("Target data type.");
+  }
+};
+DMLC_REGISTER_PARAMETER(InitParam);
+
+struct FullParam : public dmlc::Parameter<FullParam> {
+  TShape shape;
+  std::string ctx;
+  int dtype;
+  double value;
+  DMLC_DECLARE_PARAMETER(FullParam) {
+    DMLC_DECLARE_FIELD(shape).set_default(TShape()).describe("The shape of the output");
+    DMLC_DECLARE_FIELD(ctx).set_default("").describe(
+        "Context of output, in format [cpu|gpu|cpu_pinned](n). Only used for imperative calls.");
+    DMLC_DECLARE_FIELD(dtype).set_default(kFloat32).MXNET_ADD_ALL_DTYPES.describe("Target data type.");
+    DMLC_DECLARE_FIELD(value).describe("Value with which to fill newly created tensor");
+  }
+};
+DMLC_REGISTER_PARAMETER(FullParam);
+
+struct RangeParam : public dmlc::Parameter<RangeParam> {
+  double start;
+  dmlc::optional<double> stop;
+  double step;
+  int repeat;
+  bool infer_range;
+  std::string ctx;
+  int dtype;
+  DMLC_DECLARE_PARAMETER(RangeParam) {
+    DMLC_DECLARE_FIELD(start).describe("Start of interval. The interval includes this value.");
+    DMLC_DECLARE_FIELD(stop).set_default(dmlc::optional<double>()).describe(
+        "End of interval. The interval does not include this value, except in some cases where step is not an "
+        "integer and floating point round-off affects the length of out. Without stop, the range is [0, start).");
+    DMLC_DECLARE_FIELD(step).set_default(1).describe("Spacing between values.");
+    DMLC_DECLARE_FIELD(repeat).set_default(1).set_lower_bound(1).describe(
+        "The repeating time of all elements. E.g repeat=3, the element a will be repeated three times --> a, a, a.");
+    DMLC_DECLARE_FIELD(infer_range).set_default(false).describe(
+        "When set to True, infer the stop position from the start, step, repeat, and output tensor size.");
+    DMLC_DECLARE_FIELD(ctx).set_default("").describe(
+        "Context of output, in format [cpu|gpu|cpu_pinned](n). Only used for imperative calls.");
+    DMLC_DECLARE_FIELD(dtype).set_default(kFloat32).MXNET_ADD_ALL_DTYPES.describe("Target data type.");
+  }
+};
+DMLC_REGISTER_PARAMETER(RangeParam);
+
+struct LinspaceParam : public dmlc::Parameter<LinspaceParam> {
+  double start, stop;
+  int num;
+  bool endpoint;
+  std::string ctx;
+  int dtype;
+  DMLC_DECLARE_PARAMETER(LinspaceParam) {
+    DMLC_DECLARE_FIELD(start).describe("The starting value of the sequence.");
+    DMLC_DECLARE_FIELD(stop).describe(
+        "The ending value of the sequence; excluded when endpoint is False (num + 1 evenly spaced samples, the "
+        "last dropped).");
+    DMLC_DECLARE_FIELD(num).set_lower_bound(0).describe("Number of samples to generate. Must be non-negative.");
+    DMLC_DECLARE_FIELD(endpoint).set_default(true).describe("If True, stop is the last sample.");
+    DMLC_DECLARE_FIELD(ctx).set_default("").describe(
+        "Context of output, in format [cpu|gpu|cpu_pinned](n). Only used for imperative calls.");
+    DMLC_DECLARE_FIELD(dtype).set_default(kFloat32).MXNET_ADD_ALL_DTYPES.describe("Target data type.");
+  }
+};
+DMLC_REGISTER_PARAMETER(LinspaceParam);
+
+struct EyeParam : public dmlc::Parameter<EyeParam> {
+  int64_t N, M, k;
+  std::string ctx;
+  int dtype;
+  DMLC_DECLARE_PARAMETER(EyeParam) {
+    DMLC_DECLARE_FIELD(N).set_lower_bound(0).describe("Number of rows in the output.");
+    DMLC_DECLARE_FIELD(M).set_default(0).set_lower_bound(0).describe(
+        "Number of columns in the output. If 0, defaults to N");
+    DMLC_DECLARE_FIELD(k).set_default(0).describe(
+        "Index of the diagonal. 0 (the default) refers to the main diagonal. A positive value refers to an upper "
+        "diagonal, and a negative value to a lower diagonal.");
+    DMLC_DECLARE_FIELD(ctx).set_default("").describe(
+        "Context of output, in format [cpu|gpu|cpu_pinned](n). Only used for imperative calls.");
+    DMLC_DECLARE_FIELD(dtype).set_default(kFloat32).MXNET_ADD_ALL_DTYPES.describe("Target data type.");
+  }
+};
+DMLC_REGISTER_PARAMETER(EyeParam);
+
+/*! \brief The output takes `shape` when given; otherwise the shape of a caller-provided output. */
+bool ShapeFromParam(const NodeAttrs& attrs, const TShape& shape, std::vector<TShape>* out) {
+  if (shape.ndim() > 0) {
+    for (int i = 0; i < shape.ndim(); ++i)
+      MX_CHECK_KIND(shape[i] >= 0, "ValueError")
+          << attrs.op->name << ": shape " << shape << " has a negative dimension";
+    AssignShape(attrs, &(*out)[0], shape, "output", 0);
+    return true;
+  }
+  MX_CHECK_KIND((*out)[0].IsKnown() && (*out)[0].ndim() > 0, "ValueError")
+      << attrs.op->name << ": the shape parameter is required when no output array is given";
+  return true;
+}
+
+template <typename P>
+bool InitShape(const NodeAttrs& attrs, std::vector<TShape>*, std::vector<TShape>* out) {
+  return ShapeFromParam(attrs, attrs.get<P>().shape, out);
+}
+
+template <typename P>
+bool InitType(const NodeAttrs& attrs, std::vector<int>*, std::vector<int>* out) {
+  AssignType(attrs, &(*out)[0], attrs.get<P>().dtype, "output", 0);
+  return true;
+}
+
+/*! \brief Writes f(i) to every element; f returns double, converted once per element. */
+template <typename F>
+void FillWith(const TBlob& out, OpReqType req, F f) {
+  if (req == kNullOp) return;
+  MXNET_TYPE_SWITCH(out.type_flag_, DType, {
+    DType* y = out.dptr<DType>();
+    ParallelFor(out.Size(), [&](int64_t i) { AssignReq(&y[i], req, static_cast<DType>(f(i))); });
+  });
+}
+
+void FillConstant(const TBlob& out, OpReqType req, double v) {
+  if (v == 0.0 && req != kAddTo && req != kNullOp) {
+    std::memset(out.dptr_, 0, out.Bytes());  // all-zero bits are zero for every dtype
+    return;
+  }
+  FillWith(out, req, [v](int64_t) { return v; });
+}
+
+void ZerosCompute(const NodeAttrs&, const OpContext&, const std::vector<TBlob>&, const std::vector<OpReqType>& req,
+                  const std::vector<TBlob>& out) {
+  FillConstant(out[0], req[0], 0.0);
+}
+
+void OnesCompute(const NodeAttrs&, const OpContext&, const std::vector<TBlob>&, const std::vector<OpReqType>& req,
+                 const std::vector<TBlob>& out) {
+  FillConstant(out[0], req[0], 1.0);
+}
+
+void FullCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>&,
+                 const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  FillConstant(out[0], req[0], attrs.get<FullParam>().value);
+}
+
+// _empty leaves memory as allocated: callers promise to overwrite it, so filling would be waste.
+void EmptyCompute(const NodeAttrs&, const OpContext&, const std::vector<TBlob>&, const std::vector<OpReqType>&,
+                  const std::vector<TBlob>&) {}
+
+/*! \brief (start, stop) after MXNet's rule: a missing stop means the range [0, start). */
+void RangeBounds(const RangeParam& p, double* start, double* stop) {
+  *start = p.stop.has_value() ? p.start : 0.0;
+  *stop = p.stop.has_value() ? p.stop.value() : p.start;
+}
+
+bool RangeShape(const NodeAttrs& attrs, std::vector<TShape>*, std::vector<TShape>* out) {
+  const auto& p = attrs.get<RangeParam>();
+  const std::string& name = attrs.op->name;
+  MX_CHECK_KIND(p.step != 0, "ValueError") << name << ": step must not be 0";
+  MX_CHECK_KIND(std::isfinite(p.start) && std::isfinite(p.step), "ValueError")
+      << name << ": start and step must be finite, got start=" << p.start << ", step=" << p.step;
+  if (p.infer_range && !p.stop.has_value()) {
+    // The length comes from the output the caller supplies (symbolic use in MXNet).
+    MX_CHECK_KIND((*out)[0].IsKnown() && (*out)[0].ndim() == 1, "ValueError")
+        << name << ": infer_range without stop needs a 1-D output to take its length from";
+    return true;
+  }
+  double start, stop;
+  RangeBounds(p, &start, &stop);
+  MX_CHECK_KIND(std::isfinite(stop), "ValueError") << name << ": stop must be finite, got " << stop;
+  MX_CHECK_KIND((p.step > 0 && start < stop) || (p.step < 0 && start > stop), "ValueError")
+      << name << ": invalid range (start, stop, step) = (" << start << ", " << stop << ", " << p.step << ")";
+  const double count = std::ceil((stop - start) / p.step);
+  MX_CHECK_KIND(count * p.repeat < 9.0e18, "ValueError")
+      << name << ": range of " << count << " x " << p.repeat << " elements is too large";
+  AssignShape(attrs, &(*out)[0], TShape{static_cast<dim_t>(count) * p.repeat}, "output", 0);
+  return true;
+}
+
+void RangeCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>&,
+                  const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const auto& p = attrs.get<RangeParam>();
+  double start, stop;
+  RangeBounds(p, &start, &stop);
+  const double step = p.step;
+  const int64_t repeat = p.repeat;
+  // start + k*step for each element, not a running sum, so no error accumulates.
+  FillWith(out[0], req[0], [=](int64_t i) { return start + static_cast<double>(i / repeat) * step; });
+}
+
+bool LinspaceShape(const NodeAttrs& attrs, std::vector<TShape>*, std::vector<TShape>* out) {
+  const auto& p = attrs.get<LinspaceParam>();
+  MX_CHECK_KIND(std::isfinite(p.start) && std::isfinite(p.stop), "ValueError")
+      << attrs.op->name << ": start and stop must be finite, got (" << p.start << ", " << p.stop << ")";
+  AssignShape(attrs, &(*out)[0], TShape{static_cast<dim_t>(p.num)}, "output", 0);
+  return true;
+}
+
+void LinspaceCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>&,
+                     const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const auto& p = attrs.get<LinspaceParam>();
+  const int64_t intervals = p.endpoint ? p.num - 1 : p.num;
+  const double start = p.start, stop = p.stop;
+  const double step = intervals > 0 ? (stop - start) / static_cast<double>(intervals) : 0.0;
+  const bool exact_end = p.endpoint && p.num > 1;
+  const int64_t last = p.num - 1;
+  // The endpoint is written exactly, as numpy does, rather than start + (num-1)*step.
+  FillWith(out[0], req[0], [=](int64_t i) { return exact_end && i == last ? stop : start + step * i; });
+}
+
+bool EyeShape(const NodeAttrs& attrs, std::vector<TShape>*, std::vector<TShape>* out) {
+  const auto& p = attrs.get<EyeParam>();
+  AssignShape(attrs, &(*out)[0], TShape{p.N, p.M > 0 ? p.M : p.N}, "output", 0);
+  return true;
+}
+
+void EyeCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>&, const std::vector<OpReqType>& req,
+                const std::vector<TBlob>& out) {
+  const auto& p = attrs.get<EyeParam>();
+  const int64_t cols = out[0].shape_[1], k = p.k;
+  FillWith(out[0], req[0], [=](int64_t i) { return (i % cols) - (i / cols) == k ? 1.0 : 0.0; });
+}
+
+template <typename P>
+Op& RegisterInit(const char* name, const char* doc, FInferShape shape, FCompute fn) {
+  return OpRegistry::Get()
+      ->Register(name)
+      .describe(doc)
+      .set_num_inputs(0)
+      .set_num_outputs(1)
+      .set_attr_parser(ParamParser<P>)
+      .add_arguments(P::__FIELDS__())
+      .set_infer_shape(shape)
+      .set_infer_type(InitType<P>)
+      .set_compute(Context::kCPU, fn);
+}
+
+[[maybe_unused]] const bool registered = [] {
+  RegisterInit<InitParam>("_zeros", "Returns an array of the given shape and dtype filled with zeros.",
+                          InitShape<InitParam>, ZerosCompute);
+  RegisterInit<InitParam>("_ones", "Returns an array of the given shape and dtype filled with ones.",
+                          InitShape<InitParam>, OnesCompute);
+  RegisterInit<FullParam>("_full", "Returns an array of the given shape and dtype filled with `value`.",
+                          InitShape<FullParam>, FullCompute);
+  RegisterInit<InitParam>("_empty",
+                          "Returns an array of the given shape and dtype without initializing its values.",
+                          InitShape<InitParam>, EmptyCompute);
+  RegisterInit<RangeParam>("_arange",
+                           "Returns evenly spaced values within [start, stop) with spacing `step`, each repeated "
+                           "`repeat` times. Without stop the interval is [0, start).",
+                           RangeShape, RangeCompute);
+  RegisterInit<LinspaceParam>("_linspace",
+                              "Returns `num` evenly spaced samples over [start, stop] (or [start, stop) when "
+                              "endpoint is False).",
+                              LinspaceShape, LinspaceCompute);
+  RegisterInit<EyeParam>("_eye",
+                         "Returns a 2-D array of shape (N, M) with ones on the k-th diagonal and zeros elsewhere.",
+                         EyeShape, EyeCompute);
+  return true;
+}();
+
+}  // namespace
+}  // namespace op
+}  // namespace mxnet
