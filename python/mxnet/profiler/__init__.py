@@ -17,7 +17,7 @@ import ctypes
 import threading
 import warnings
 
-from .base import _LIB, check_call, c_str, c_str_array, py_str, ProfileHandle, KVStoreHandle
+from ..base import _LIB, check_call, c_str, c_str_array, py_str, ProfileHandle, KVStoreHandle
 
 _STATES = {'stop': 0, 'run': 1}
 _PROCESSES = {'worker': 0, 'server': 1}
@@ -250,9 +250,3 @@ def scope(name='<unk>:', append_mode=False):
         event.stop()
         _scope.name = previous
         check_call(_LIB.MXSetProfilerScope(c_str(previous)))
-
-
-if __name__ == '__main__':
-    import sys
-    from ._profiler_report import main
-    sys.exit(main())
