@@ -2,12 +2,13 @@
 // no hook ever installed, profiler started then stopped (hooks removed again), profiler
 // running (every op recorded into the thread buffers). Writing the trace happens at dump
 // time, off the push path: it is timed separately by BM_DumpTrace (ops drained per second).
+#include "profiler/profiler.h"
+
 #include <benchmark/benchmark.h>
 
 #include "mxnet/engine.h"
-#include "profiler/config.h"
 #include "profiler/clock.h"
-#include "profiler/profiler.h"
+#include "profiler/config.h"
 #include "profiler/recorder.h"
 #include "profiler/thread_buffer.h"
 
@@ -31,8 +32,7 @@ void PushNoops(benchmark::State& state, Mode mode) {
   }
   for (auto _ : state) {
     for (int i = 0; i < kBatch; ++i) {
-      engine->PushSync([](mxnet::RunContext) {}, mxnet::Context::CPU(), {}, {}, mxnet::FnProperty::kNormal, 0,
-                       "noop");
+      engine->PushSync([](mxnet::RunContext) {}, mxnet::Context::CPU(), {}, {}, mxnet::FnProperty::kNormal, 0, "noop");
     }
     engine->WaitForAll();
     if (mode == Mode::kRunning) {
@@ -56,8 +56,7 @@ void BM_DumpTrace(benchmark::State& state) {
     state.PauseTiming();
     Profiler::Get()->SetRunning(true);
     for (int i = 0; i < kBatch; ++i) {
-      engine->PushSync([](mxnet::RunContext) {}, mxnet::Context::CPU(), {}, {}, mxnet::FnProperty::kNormal, 0,
-                       "noop");
+      engine->PushSync([](mxnet::RunContext) {}, mxnet::Context::CPU(), {}, {}, mxnet::FnProperty::kNormal, 0, "noop");
     }
     engine->WaitForAll();
     Profiler::Get()->SetRunning(false);

@@ -11,8 +11,8 @@
 #include "profiler/scope.h"
 
 namespace {
-using mxnet::profiler::Profiler;
 using mxnet::profiler::ProfileObject;
+using mxnet::profiler::Profiler;
 struct StatsTag;
 
 // Only worker (0) exists in a process without kvstore servers; the server side is rejected
@@ -30,7 +30,8 @@ void SetConfig(int num_params, const char* const* keys, const char* const* vals,
       << api << ": keys and vals must not be NULL";
   std::vector<std::string> k, v;
   for (int i = 0; i < num_params; ++i) {
-    MX_CHECK_KIND(keys[i] != nullptr && vals[i] != nullptr, "ValueError") << api << ": key or value " << i << " is NULL";
+    MX_CHECK_KIND(keys[i] != nullptr && vals[i] != nullptr, "ValueError")
+        << api << ": key or value " << i << " is NULL";
     k.emplace_back(keys[i]);
     v.emplace_back(vals[i]);
   }
@@ -62,8 +63,7 @@ int MXSetProfilerConfig(int num_params, const char* const* keys, const char* con
   API_END();
 }
 
-int MXSetProcessProfilerConfig(int num_params, const char* const* keys, const char* const* vals,
-                               KVStoreHandle kv) {
+int MXSetProcessProfilerConfig(int num_params, const char* const* keys, const char* const* vals, KVStoreHandle kv) {
   API_BEGIN();
   SetConfig(num_params, keys, vals, __func__);
   API_END();

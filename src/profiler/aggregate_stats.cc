@@ -13,8 +13,8 @@ namespace profiler {
 
 namespace {
 bool IsDuration(RecordKind k) {
-  return k == RecordKind::kOperator || k == RecordKind::kApiCall || k == RecordKind::kTask ||
-         k == RecordKind::kFrame || k == RecordKind::kEvent;
+  return k == RecordKind::kOperator || k == RecordKind::kApiCall || k == RecordKind::kTask || k == RecordKind::kFrame ||
+         k == RecordKind::kEvent;
 }
 // Durations are microseconds shown as ms; memory is bytes shown as kB: both divide by 1000.
 double Scaled(double v) { return v / 1000.0; }

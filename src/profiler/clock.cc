@@ -52,7 +52,8 @@ void RecalibrateTicks() {
   const int64_t n = SteadyNanos();
   std::lock_guard<std::mutex> lock(c.mu);
   // Only a baseline well above clock jitter improves the rate.
-  if (n - c.ns0 > 100000000 && t > c.tick0) c.ns_per_tick = static_cast<double>(n - c.ns0) / static_cast<double>(t - c.tick0);
+  if (n - c.ns0 > 100000000 && t > c.tick0)
+    c.ns_per_tick = static_cast<double>(n - c.ns0) / static_cast<double>(t - c.tick0);
 }
 
 int64_t TicksToMicros(int64_t ticks) {

@@ -24,7 +24,8 @@ void Duration::Stop() {
   const int64_t start = start_.exchange(-1, std::memory_order_acq_rel);
   Profiler* p = Profiler::Get();
   // Started while stopped or paused, or in an earlier run: nothing to pair with.
-  if (start < 0 || generation_.load(std::memory_order_relaxed) != p->generation() || !p->Recording(kUserObjects)) return;
+  if (start < 0 || generation_.load(std::memory_order_relaxed) != p->generation() || !p->Recording(kUserObjects))
+    return;
   RecordDuration(kind_, category_, 0, name_.c_str(), start, NowTicks());
 }
 

@@ -39,12 +39,12 @@ struct Record {
   bool pool_hit;      // kMemAlloc
   uint32_t category;  // interned category (domain) id, see categories.h
   int32_t device_slot;
-  uint64_t tid;       // hash of the recording thread's id
+  uint64_t tid;  // hash of the recording thread's id
   // Ticks (clock.h) while buffered; the collector converts them to microseconds.
-  int64_t start;      // durations: start; others: the time of the event
-  int64_t end;        // durations only
-  int64_t value;      // counters: the value; memory: requested bytes
-  int64_t extra;      // memory: bytes actually held
+  int64_t start;  // durations: start; others: the time of the event
+  int64_t end;    // durations only
+  int64_t value;  // counters: the value; memory: requested bytes
+  int64_t extra;  // memory: bytes actually held
   char name[kNameCapacity];
 
   void SetName(const char* text) {

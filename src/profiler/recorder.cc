@@ -35,8 +35,8 @@ Record* Begin(RecordKind kind, uint32_t category, const char* name) {
 void Commit() { ThisThreadBuffer()->Commit(); }
 }  // namespace
 
-void RecordDuration(RecordKind kind, uint32_t category, int device_slot, const char* name, int64_t start,
-                    int64_t end, bool symbolic) {
+void RecordDuration(RecordKind kind, uint32_t category, int device_slot, const char* name, int64_t start, int64_t end,
+                    bool symbolic) {
   Record* r = Begin(kind, category, name);
   r->device_slot = device_slot;
   r->start = start;
@@ -110,8 +110,7 @@ const Engine::OprHooks kOprHooks{&OnOprStart, &OnOprEnd};
 std::unique_ptr<std::atomic<int64_t>[]>& InUse() {
   static auto* in_use = new std::unique_ptr<std::atomic<int64_t>[]>(new std::atomic<int64_t>[DeviceSlotCount()]());
   return *in_use;
-}
-void OnAlloc(Context ctx, size_t requested, size_t actual, void* ptr, bool pool_hit) {
+} void OnAlloc(Context ctx, size_t requested, size_t actual, void* ptr, bool pool_hit) {
   if (requested == 0 || !Profiler::Get()->Recording(kMemory)) return;
   const int slot = DeviceSlot(ctx);
   const int64_t now_in_use = InUse()[slot].fetch_add(static_cast<int64_t>(requested)) + static_cast<int64_t>(requested);

@@ -14,8 +14,8 @@ namespace mxnet {
 namespace profiler {
 
 /*! \brief A finished duration (kOperator uses device_slot; the others use category). */
-void RecordDuration(RecordKind kind, uint32_t category, int device_slot, const char* name, int64_t start,
-                    int64_t end, bool symbolic = false);
+void RecordDuration(RecordKind kind, uint32_t category, int device_slot, const char* name, int64_t start, int64_t end,
+                    bool symbolic = false);
 void RecordCounter(uint32_t category, const char* name, int64_t value);
 /*! \brief An instant marker; scope is 'g', 'p' or 't'. */
 void RecordMarker(uint32_t category, const char* name, char scope);

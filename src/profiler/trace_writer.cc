@@ -72,14 +72,12 @@ void TraceWriter::AppendRecord(std::string* out, const Record& r) {
                   ", \"args\": {" + JsonString(r.name) + ": " + std::to_string(r.value) + "}");
       break;
     case RecordKind::kMarker:
-      AppendEvent(out, r, "n", r.start, category + ",instant_marker", pid,
-                  std::string(", \"s\": \"") + r.scope + "\"");
+      AppendEvent(out, r, "n", r.start, category + ",instant_marker", pid, std::string(", \"s\": \"") + r.scope + "\"");
       break;
     case RecordKind::kMemAlloc:
       AppendEvent(out, r, "i", r.start, category, pid,
-                  ", \"s\": \"t\", \"args\": {\"requested\": " + std::to_string(r.value) +
-                      ", \"actual\": " + std::to_string(r.extra) + ", \"pool_hit\": " +
-                      (r.pool_hit ? "true" : "false") + "}");
+                  ", \"s\": \"t\", \"args\": {\"requested\": " + std::to_string(r.value) + ", \"actual\": " +
+                      std::to_string(r.extra) + ", \"pool_hit\": " + (r.pool_hit ? "true" : "false") + "}");
       break;
     case RecordKind::kMemFree:
       AppendEvent(out, r, "i", r.start, category, pid,
@@ -109,7 +107,8 @@ void TraceWriter::Write(const std::string& path, const std::vector<Record>& reco
   if (finished) text += "\n    ],\n    \"displayTimeUnit\": \"ms\"\n}\n";
 
   FILE* f = std::fopen(path_.c_str(), starting ? "w" : "a");
-  MX_CHECK_KIND(f != nullptr, "IOError") << "Profiler: cannot open '" << path_ << "' for writing: " << std::strerror(errno);
+  MX_CHECK_KIND(f != nullptr, "IOError") << "Profiler: cannot open '" << path_
+                                         << "' for writing: " << std::strerror(errno);
   const size_t written = std::fwrite(text.data(), 1, text.size(), f);
   const bool closed = std::fclose(f) == 0;
   const bool ok = written == text.size() && closed;

@@ -27,12 +27,12 @@ class TraceWriter {
 
  private:
   void AppendRecord(std::string* out, const Record& r);
-  void AppendEvent(std::string* out, const Record& r, const char* ph, int64_t ts, const std::string& cat,
-                   uint64_t pid, const std::string& extra);
+  void AppendEvent(std::string* out, const Record& r, const char* ph, int64_t ts, const std::string& cat, uint64_t pid,
+                   const std::string& extra);
 
   bool open_{false};
   std::string path_;
-  std::set<uint32_t> announced_;  // categories whose process_name was written
+  std::set<uint32_t> announced_;                    // categories whose process_name was written
   std::map<uint32_t, std::string> category_names_;  // per-dump cache
 };
 

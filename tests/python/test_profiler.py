@@ -171,6 +171,25 @@ def test_bad_config_is_a_clear_error():
         profiler.set_state("walk")
 
 
+def test_continuous_dump_writes_periodically_and_closes_once(tmp_path):
+    import time
+    path = str(tmp_path / "periodic.json")
+    profiler.set_config(filename=path, continuous_dump=True, dump_period=0.05, profile_api=False)
+    profiler.set_state("run")
+    ev = profiler.Event("early")
+    ev.start(); ev.stop()
+    deadline = time.time() + 10
+    while not (os.path.exists(path) and "early" in open(path).read()) and time.time() < deadline:
+        time.sleep(0.02)
+    partial = open(path).read()
+    assert '"traceEvents"' in partial and "displayTimeUnit" not in partial  # written, not closed yet
+    ev2 = profiler.Event("late")
+    ev2.start(); ev2.stop()
+    _finish_run()
+    names = [e["name"] for e in _events(path)]
+    assert names.count("early") == 2 and names.count("late") == 2  # B and E each, no duplicates
+
+
 def test_set_config_deletes_existing_file(tmp_path):
     path = tmp_path / "stale.json"
     path.write_text("old")

@@ -87,7 +87,8 @@ TEST(ProfilerConfig, DefaultsAndKeys) {
   EXPECT_FALSE(c.aggregate_stats);
   EXPECT_EQ(c.mode, 15u);  // MXNET_PROFILER_MODE default in the registry
 
-  c = ParseConfig({"profile_api", "profile_memory", "filename", "aggregate_stats"}, {"False", "False", "x.json", "True"});
+  c = ParseConfig({"profile_api", "profile_memory", "filename", "aggregate_stats"},
+                  {"False", "False", "x.json", "True"});
   EXPECT_EQ(c.mode, static_cast<uint32_t>(kSymbolic | kImperative));
   EXPECT_EQ(c.filename, "x.json");
   EXPECT_TRUE(c.aggregate_stats);

@@ -7,6 +7,7 @@
 #include <regex>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "mxnet/c_api.h"
@@ -157,8 +158,7 @@ TEST(ProfilerTrace, AggregateCountsEqualCalls) {
   Profiler::Get()->SetRunning(true);
   PushOps("prof_agg_op", 7);
   Profiler::Get()->SetRunning(false);
-  const std::string json =
-      Profiler::Get()->AggregateText(true, StatsFormat::kJson, StatsSortBy::kCount, false);
+  const std::string json = Profiler::Get()->AggregateText(true, StatsFormat::kJson, StatsSortBy::kCount, false);
   EXPECT_NE(json.find("\"prof_agg_op\": {\"Count\": 7,"), std::string::npos) << json;
   // reset=true cleared them.
   EXPECT_EQ(Profiler::Get()->AggregateText(false, StatsFormat::kJson, StatsSortBy::kTotal, false).find("prof_agg_op"),
@@ -202,6 +202,36 @@ TEST(ProfilerTrace, CApiRejectsBadConfigAndState) {
   EXPECT_NE(std::string(MXGetLastError()).find("global, process, thread"), std::string::npos);
   EXPECT_EQ(MXProfileDurationStart(domain), -1);  // a domain is not a duration
   EXPECT_EQ(MXProfileDestroyHandle(domain), 0);
+}
+
+TEST(ProfilerTrace, ManyThreadsRecordWhileDumpsRun) {
+  const std::string file = TempPath("threads");
+  Configure(file, {"profile_api", "profile_memory", "aggregate_stats"}, {"False", "False", "True"});
+  Profiler::Get()->SetRunning(true);
+  ProfileHandle domain = nullptr, counter = nullptr;
+  ASSERT_EQ(MXProfileCreateDomain("threads", &domain), 0);
+  ASSERT_EQ(MXProfileCreateCounter(domain, "hits", &counter), 0);
+  constexpr int kThreads = 4, kPerThread = 3000;  // several chunks per thread
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([counter] {
+      for (int i = 0; i < kPerThread; ++i) MXProfileAdjustCounter(counter, 1);
+    });
+  }
+  for (int i = 0; i < 20; ++i) Profiler::Get()->Dump(false);  // the consumer runs concurrently
+  for (auto& t : threads) t.join();
+  Profiler::Get()->SetRunning(false);
+  const std::string json = Profiler::Get()->AggregateText(true, StatsFormat::kJson, StatsSortBy::kTotal, false);
+  Profiler::Get()->Dump(true);
+  // Every update arrived once; the last value seen is the total.
+  EXPECT_NE(json.find("\"hits\": {\"Count\": " + std::to_string(kThreads * kPerThread) + ","), std::string::npos)
+      << json;
+  auto events = ReadEvents(file);
+  EXPECT_EQ(Count(events, "hits", "C"), kThreads * kPerThread);
+  EXPECT_NE(json.find("\"Max\": " + std::to_string(kThreads * kPerThread / 1000) + "."), std::string::npos) << json;
+  MXProfileDestroyHandle(counter);
+  MXProfileDestroyHandle(domain);
+  std::remove(file.c_str());
 }
 
 }  // namespace
