@@ -1,0 +1,154 @@
+/*!
+ * \file diag.cc
+ * \brief diag and _backward_diag. A 1-D input becomes a square matrix with the input on
+ *        diagonal k; an N-D input (N >= 2) gives its k-th diagonal over (axis1, axis2) as a
+ *        new last axis. The diagonal is a strided walk, so the gradient is the same walk
+ *        run the other way.
+ */
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "mxnet/op.h"
+#include "operator/common/axis_util.h"
+#include "operator/common/strided_copy.h"
+
+namespace mxnet {
+namespace op {
+
+struct DiagParam : public dmlc::Parameter<DiagParam> {
+  int k;
+  int axis1, axis2;
+  DMLC_DECLARE_PARAMETER(DiagParam) {
+    DMLC_DECLARE_FIELD(k).set_default(0).describe(
+        "Diagonal in question. The default is 0. Use k>0 for diagonals above the main diagonal, and k<0 for "
+        "diagonals below the main diagonal.");
+    DMLC_DECLARE_FIELD(axis1).set_default(0).describe(
+        "The first axis of the sub-arrays of interest. Ignored when the input is a 1-D array.");
+    DMLC_DECLARE_FIELD(axis2).set_default(1).describe(
+        "The second axis of the sub-arrays of interest. Ignored when the input is a 1-D array.");
+  }
+};
+DMLC_REGISTER_PARAMETER(DiagParam);
+
+namespace {
+
+/*! \brief The diagonal as a walk over the N-D array `s` (N >= 2); its shape is the diag output shape. */
+struct DiagWalk {
+  std::vector<int64_t> shape, stride;
+  int64_t offset{0};
+};
+
+DiagWalk PlanDiag(const NodeAttrs& attrs, const TShape& s) {
+  const auto& p = attrs.get<DiagParam>();
+  const int a1 = CheckAxis(attrs, p.axis1, s, "axis1"), a2 = CheckAxis(attrs, p.axis2, s, "axis2");
+  MX_CHECK_KIND(a1 != a2, "ValueError") << attrs.op->name << ": axis1 and axis2 cannot refer to the same axis ("
+                                        << p.axis1 << ", " << p.axis2 << ") of shape " << s;
+  const auto st = ContiguousStrides(s);
+  DiagWalk w;
+  for (int i = 0; i < s.ndim(); ++i) {
+    if (i == a1 || i == a2) continue;
+    w.shape.push_back(s[i]);
+    w.stride.push_back(st[i]);
+  }
+  const int64_t k = p.k;
+  const int64_t len = k >= 0 ? std::min<int64_t>(s[a1], s[a2] - k) : std::min<int64_t>(s[a1] + k, s[a2]);
+  w.shape.push_back(std::max<int64_t>(len, 0));
+  w.stride.push_back(st[a1] + st[a2]);
+  w.offset = len > 0 ? (k >= 0 ? k * st[a2] : -k * st[a1]) : 0;
+  return w;
+}
+
+/*! \brief The 1-D input placed on diagonal k of an (n+|k|)^2 matrix, as a walk over that matrix. */
+DiagWalk PlanMatrix(const NodeAttrs& attrs, int64_t n) {
+  const int64_t k = attrs.get<DiagParam>().k, m = n + (k < 0 ? -k : k);
+  return {{n}, {m + 1}, k >= 0 ? k : -k * m};
+}
+
+TShape DiagShape(const NodeAttrs& attrs, const TShape& s) {
+  MX_CHECK_KIND(s.ndim() >= 1, "ValueError") << attrs.op->name << ": input must have at least 1 dim, got " << s;
+  if (s.ndim() == 1) {
+    const int64_t k = attrs.get<DiagParam>().k, m = s[0] + (k < 0 ? -k : k);
+    return TShape{m, m};
+  }
+  return TShape(PlanDiag(attrs, s).shape);
+}
+
+void DiagForward(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                 const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  if (req[0] == kNullOp) return;
+  MXNET_TYPE_SWITCH(in[0].type_flag_, DType, {
+    if (in[0].ndim() == 1) {
+      const DiagWalk w = PlanMatrix(attrs, in[0].shape_[0]);
+      ZeroForReq(out[0], req[0]);
+      StridedScatter(w.shape, w.stride, w.offset, in[0].dptr<DType>(), out[0].dptr<DType>(), req[0] == kAddTo);
+    } else {
+      const DiagWalk w = PlanDiag(attrs, in[0].shape_);
+      StridedGather(w.shape, w.stride, w.offset, in[0].dptr<DType>(), out[0].dptr<DType>(), req[0]);
+    }
+  });
+}
+
+/*! \brief Inputs (ograd, data): the forward walk reversed. */
+void DiagBackward(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                  const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  if (req[0] == kNullOp) return;
+  MXNET_TYPE_SWITCH(out[0].type_flag_, DType, {
+    if (in[1].ndim() == 1) {
+      const DiagWalk w = PlanMatrix(attrs, in[1].shape_[0]);
+      StridedGather(w.shape, w.stride, w.offset, in[0].dptr<DType>(), out[0].dptr<DType>(), req[0]);
+    } else {
+      const DiagWalk w = PlanDiag(attrs, in[1].shape_);
+      ZeroForReq(out[0], req[0]);
+      StridedScatter(w.shape, w.stride, w.offset, in[0].dptr<DType>(), out[0].dptr<DType>(), req[0] == kAddTo);
+    }
+  });
+}
+
+struct Registrar {
+  Registrar() {
+    OpRegistry::Get()
+        ->Register("diag")
+        .describe("Extracts a diagonal or constructs a diagonal array: a 1-D input gives a 2-D array with the input "
+                  "on diagonal k; an N-D input gives its diagonal k over (axis1, axis2), appended as the last axis.")
+        .set_num_inputs(1)
+        .set_num_outputs(1)
+        .add_argument("data", "NDArray-or-Symbol", "Input ndarray")
+        .add_arguments(DiagParam::__FIELDS__())
+        .set_attr_parser(ParamParser<DiagParam>)
+        .set_infer_shape([](const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
+          if (!(*in)[0].IsKnown()) return false;
+          AssignShape(attrs, &(*out)[0], DiagShape(attrs, (*in)[0]), "output", 0);
+          return true;
+        })
+        .set_infer_type(ElemwiseType)
+        .set_compute(Context::kCPU, DiagForward)
+        .set_gradient([](const NodePtr& n, const std::vector<NodeEntry>& og) {
+          return std::vector<NodeEntry>{
+              MakeNode("_backward_diag", n->attrs.name + "_backward", {og[0], n->inputs[0]}, n->attrs.dict)};
+        });
+    OpRegistry::Get()
+        ->Register("_backward_diag")
+        .describe("Gradient of diag.")
+        .set_num_inputs(2)
+        .set_num_outputs(1)
+        .add_argument("ograd", "NDArray-or-Symbol", "Gradient of the output.")
+        .add_argument("data", "NDArray-or-Symbol", "Forward input (gives the shape).")
+        .add_arguments(DiagParam::__FIELDS__())
+        .set_attr_parser(ParamParser<DiagParam>)
+        .set_infer_shape([](const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
+          AssignShape(attrs, &(*out)[0], (*in)[1], "output", 0);
+          return (*in)[1].IsKnown();
+        })
+        .set_infer_type([](const NodeAttrs& attrs, std::vector<int>* in, std::vector<int>* out) {
+          AssignType(attrs, &(*out)[0], (*in)[0], "output", 0);
+          return (*in)[0] >= 0;
+        })
+        .set_compute(Context::kCPU, DiagBackward);
+  }
+};
+const Registrar registrar;
+
+}  // namespace
+}  // namespace op
+}  // namespace mxnet

@@ -1,0 +1,179 @@
+/*!
+ * \file pad.cc
+ * \brief Pad (pad) in constant, edge and reflect modes with _backward_Pad. Every output
+ *        coordinate maps to one input coordinate (or, in constant mode, to none), so the
+ *        forward is a gather and the backward adds each output gradient to the input element
+ *        it was read from. MXNet limits Pad to 4-D/5-D inputs padded on the spatial axes;
+ *        this kernel takes any rank and any axes, which is a superset.
+ */
+#include <string>
+#include <vector>
+
+#include "mxnet/op.h"
+#include "operator/common/elemwise_kernels.h"
+#include "operator/common/parallel.h"
+#include "operator/common/strided_copy.h"
+
+namespace mxnet {
+namespace op {
+
+enum PadMode { kPadConstant = 0, kPadEdge = 1, kPadReflect = 2 };
+
+struct PadParam : public dmlc::Parameter<PadParam> {
+  int mode;
+  TShape pad_width;
+  double constant_value;
+  DMLC_DECLARE_PARAMETER(PadParam) {
+    DMLC_DECLARE_FIELD(mode)
+        .add_enum("constant", kPadConstant)
+        .add_enum("edge", kPadEdge)
+        .add_enum("reflect", kPadReflect)
+        .describe("Padding type to use. \"constant\" pads with `constant_value`, \"edge\" pads using the edge "
+                  "values of the input array, \"reflect\" pads by reflecting values with respect to the edges.");
+    DMLC_DECLARE_FIELD(pad_width).describe(
+        "Widths of the padding regions applied to the edges of each axis: (before_1, after_1, ..., before_N, "
+        "after_N), 2*N values for an N-d input.");
+    DMLC_DECLARE_FIELD(constant_value).set_default(0.0).describe("The value used for padding when `mode` is "
+                                                                 "\"constant\".");
+  }
+};
+DMLC_REGISTER_PARAMETER(PadParam);
+
+namespace {
+
+void CheckPad(const NodeAttrs& attrs, const TShape& s) {
+  const auto& p = attrs.get<PadParam>();
+  MX_CHECK_KIND(p.pad_width.ndim() == 2 * s.ndim(), "ValueError")
+      << attrs.op->name << ": pad_width " << p.pad_width << " must have 2 entries per axis of input shape " << s;
+  for (int i = 0; i < s.ndim(); ++i) {
+    const dim_t b = p.pad_width[2 * i], a = p.pad_width[2 * i + 1];
+    MX_CHECK_KIND(b >= 0 && a >= 0, "ValueError")
+        << attrs.op->name << ": pad_width " << p.pad_width << " must be non-negative";
+    if (p.mode == kPadReflect && (b > 0 || a > 0)) {
+      MX_CHECK_KIND(b < s[i] && a < s[i], "ValueError")
+          << attrs.op->name << ": reflect padding " << p.pad_width << " must be smaller than the padded axes of "
+          << "input shape " << s;
+    }
+    if (p.mode == kPadEdge && (b > 0 || a > 0)) {
+      MX_CHECK_KIND(s[i] > 0, "ValueError") << attrs.op->name << ": cannot edge-pad the empty axis " << i;
+    }
+  }
+}
+
+/*! \brief Input coordinate read by output coordinate o along an axis of length n; -1 = padding value. */
+inline int64_t SourceCoord(int64_t o, int64_t before, int64_t n, int mode) {
+  int64_t c = o - before;
+  if (c >= 0 && c < n) return c;
+  if (mode == kPadConstant) return -1;
+  if (mode == kPadEdge) return c < 0 ? 0 : n - 1;
+  if (n == 1) return 0;
+  const int64_t period = 2 * (n - 1);  // reflect without repeating the edge, as numpy
+  c %= period;
+  if (c < 0) c += period;
+  return c < n ? c : period - c;
+}
+
+/*! \brief Calls fn(out_index, in_index or -1) for every output element (parallel over outputs). */
+template <typename F>
+void ForEachPadded(const NodeAttrs& attrs, const TShape& is, const TShape& os, F fn) {
+  const auto& p = attrs.get<PadParam>();
+  const int n = is.ndim();
+  const auto ist = ContiguousStrides(is);
+  ParallelFor(os.Size(), [&](int64_t e) {
+    int64_t rem = e, src = 0;
+    bool pad = false;
+    for (int i = n - 1; i >= 0; --i) {
+      const int64_t o = rem % os[i];
+      rem /= os[i];
+      const int64_t c = SourceCoord(o, p.pad_width[2 * i], is[i], p.mode);
+      if (c < 0) pad = true; else src += c * ist[i];
+    }
+    fn(e, pad ? -1 : src);
+  });
+}
+
+TShape PaddedShape(const NodeAttrs& attrs, const TShape& s) {
+  const auto& p = attrs.get<PadParam>();
+  TShape o = s;
+  for (int i = 0; i < s.ndim(); ++i) o[i] += p.pad_width[2 * i] + p.pad_width[2 * i + 1];
+  return o;
+}
+
+void PadForward(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  if (req[0] == kNullOp) return;
+  const double cv = attrs.get<PadParam>().constant_value;
+  MXNET_TYPE_SWITCH(in[0].type_flag_, DType, {
+    const DType* x = in[0].dptr<DType>();
+    DType* y = out[0].dptr<DType>();
+    const DType value = CastValue<double, DType>(cv);
+    ForEachPadded(attrs, in[0].shape_, out[0].shape_,
+                  [&](int64_t e, int64_t src) { Store(y + e, req[0], src < 0 ? value : x[src]); });
+  });
+}
+
+/*! \brief Inputs (ograd, data). Several outputs can read one input (edge/reflect), so the adds run serially. */
+void PadBackward(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                 const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  if (req[0] == kNullOp) return;
+  const TShape &is = in[1].shape_, &os = in[0].shape_;
+  std::vector<int64_t> src(static_cast<size_t>(os.Size()));
+  ForEachPadded(attrs, is, os, [&](int64_t e, int64_t s) { src[e] = s; });
+  ZeroForReq(out[0], req[0]);
+  MXNET_TYPE_SWITCH(out[0].type_flag_, DType, {
+    const DType* g = in[0].dptr<DType>();
+    DType* d = out[0].dptr<DType>();
+    for (int64_t e = 0; e < os.Size(); ++e)
+      if (src[e] >= 0) Store(d + src[e], kAddTo, g[e]);
+  });
+}
+
+struct Registrar {
+  Registrar() {
+    OpRegistry::Get()
+        ->Register("Pad")
+        .add_alias("pad")
+        .describe("Pads an input array with a constant or edge values of the array (constant, edge, reflect "
+                  "modes); pad_width gives (before, after) widths for every axis.")
+        .set_num_inputs(1)
+        .set_num_outputs(1)
+        .add_argument("data", "NDArray-or-Symbol", "An n-dimensional input array.")
+        .add_arguments(PadParam::__FIELDS__())
+        .set_attr_parser(ParamParser<PadParam>)
+        .set_infer_shape([](const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
+          if (!(*in)[0].IsKnown()) return false;
+          CheckPad(attrs, (*in)[0]);
+          AssignShape(attrs, &(*out)[0], PaddedShape(attrs, (*in)[0]), "output", 0);
+          return true;
+        })
+        .set_infer_type(ElemwiseType)
+        .set_compute(Context::kCPU, PadForward)
+        .set_gradient([](const NodePtr& n, const std::vector<NodeEntry>& og) {
+          return std::vector<NodeEntry>{
+              MakeNode("_backward_Pad", n->attrs.name + "_backward", {og[0], n->inputs[0]}, n->attrs.dict)};
+        });
+    OpRegistry::Get()
+        ->Register("_backward_Pad")
+        .describe("Gradient of Pad: each output gradient is added to the input element it was read from.")
+        .set_num_inputs(2)
+        .set_num_outputs(1)
+        .add_argument("ograd", "NDArray-or-Symbol", "Gradient of the output.")
+        .add_argument("data", "NDArray-or-Symbol", "Forward input (gives the shape).")
+        .add_arguments(PadParam::__FIELDS__())
+        .set_attr_parser(ParamParser<PadParam>)
+        .set_infer_shape([](const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
+          AssignShape(attrs, &(*out)[0], (*in)[1], "output", 0);
+          return (*in)[1].IsKnown();
+        })
+        .set_infer_type([](const NodeAttrs& attrs, std::vector<int>* in, std::vector<int>* out) {
+          AssignType(attrs, &(*out)[0], (*in)[0], "output", 0);
+          return (*in)[0] >= 0;
+        })
+        .set_compute(Context::kCPU, PadBackward);
+  }
+};
+const Registrar registrar;
+
+}  // namespace
+}  // namespace op
+}  // namespace mxnet

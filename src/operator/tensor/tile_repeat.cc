@@ -1,0 +1,238 @@
+/*!
+ * \file tile_repeat.cc
+ * \brief tile and repeat with _backward_tile / _backward_repeat. tile is a strided gather
+ *        over the output viewed as (r0, d0, r1, d1, ...) with stride 0 on the rep axes; its
+ *        gradient sums, for every input element, the output-gradient elements it was copied
+ *        to (a gather-sum, so it is parallel and deterministic).
+ */
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "mxnet/op.h"
+#include "operator/common/axis_util.h"
+#include "operator/common/elemwise_kernels.h"
+#include "operator/common/parallel.h"
+#include "operator/common/strided_copy.h"
+
+namespace mxnet {
+namespace op {
+
+struct TileParam : public dmlc::Parameter<TileParam> {
+  TShape reps;
+  DMLC_DECLARE_PARAMETER(TileParam) {
+    DMLC_DECLARE_FIELD(reps).describe(
+        "The number of times for repeating the tensor a. Each dim size of reps must be a positive integer. If "
+        "reps has length d, the result will have dimension of max(d, a.ndim); If a.ndim < d, a is promoted to "
+        "be d-dimensional by prepending new axes. If a.ndim > d, reps is promoted to a.ndim by pre-pending 1's.");
+  }
+};
+DMLC_REGISTER_PARAMETER(TileParam);
+
+struct RepeatParam : public dmlc::Parameter<RepeatParam> {
+  int repeats;
+  dmlc::optional<int> axis;
+  DMLC_DECLARE_PARAMETER(RepeatParam) {
+    DMLC_DECLARE_FIELD(repeats).set_lower_bound(0).describe("The number of repetitions for each element.");
+    DMLC_DECLARE_FIELD(axis).set_default(dmlc::optional<int>()).describe(
+        "The axis along which to repeat values. The negative numbers are interpreted counting from the backward. "
+        "By default, use the flattened input array, and return a flat output array.");
+  }
+};
+DMLC_REGISTER_PARAMETER(RepeatParam);
+
+namespace {
+
+/*! \brief Data dims and reps, both padded with leading 1s to a common rank. */
+struct TilePlan {
+  std::vector<int64_t> dims, reps;
+  TShape OutShape() const {
+    std::vector<dim_t> o;
+    for (size_t i = 0; i < dims.size(); ++i) o.push_back(dims[i] * reps[i]);
+    return TShape(o);
+  }
+};
+
+TilePlan PlanTile(const NodeAttrs& attrs, const TShape& s) {
+  const TShape& reps = attrs.get<TileParam>().reps;
+  MX_CHECK_KIND(reps.ndim() >= 1, "ValueError") << attrs.op->name << ": reps must be non-empty, got " << reps;
+  for (dim_t r : reps)
+    MX_CHECK_KIND(r >= 0, "ValueError") << attrs.op->name << ": reps " << reps << " must be non-negative";
+  const int n = std::max(reps.ndim(), s.ndim());
+  TilePlan p;
+  for (int i = 0; i < n; ++i) {
+    const int is = i - (n - s.ndim()), ir = i - (n - reps.ndim());
+    p.dims.push_back(is >= 0 ? s[is] : 1);
+    p.reps.push_back(ir >= 0 ? reps[ir] : 1);
+  }
+  return p;
+}
+
+void TileForward(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                 const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const TilePlan p = PlanTile(attrs, in[0].shape_);
+  const auto st = ContiguousStrides(TShape(p.dims));
+  std::vector<int64_t> shape, stride;
+  for (size_t i = 0; i < p.dims.size(); ++i) {
+    shape.insert(shape.end(), {p.reps[i], p.dims[i]});
+    stride.insert(stride.end(), {0, st[i]});
+  }
+  MXNET_TYPE_SWITCH(in[0].type_flag_, DType, {
+    StridedGather(shape, stride, 0, in[0].dptr<DType>(), out[0].dptr<DType>(), req[0]);
+  });
+}
+
+/*! \brief Inputs (ograd, data): grad[e] = sum over every tile copy of e. */
+void TileBackward(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                  const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  if (req[0] == kNullOp) return;
+  const TilePlan p = PlanTile(attrs, in[1].shape_);
+  const int n = static_cast<int>(p.dims.size());
+  const auto os = ContiguousStrides(p.OutShape());
+  // Offsets of every tile copy relative to the first one.
+  std::vector<int64_t> copies{0};
+  for (int i = 0; i < n; ++i) {
+    std::vector<int64_t> next;
+    for (int64_t r = 0; r < p.reps[i]; ++r)
+      for (int64_t c : copies) next.push_back(c + r * p.dims[i] * os[i]);
+    copies.swap(next);
+  }
+  MXNET_TYPE_SWITCH(out[0].type_flag_, DType, {
+    using C = real_compute_t<DType>;
+    const DType* g = in[0].dptr<DType>();
+    DType* d = out[0].dptr<DType>();
+    ParallelFor(out[0].Size(), [&](int64_t e) {
+      int64_t rem = e, base = 0;
+      for (int i = n - 1; i >= 0; --i) {
+        base += (rem % p.dims[i]) * os[i];
+        rem /= p.dims[i];
+      }
+      C acc = 0;
+      for (int64_t c : copies) acc += static_cast<C>(g[base + c]);
+      Store(d + e, req[0], acc);
+    });
+  });
+}
+
+/*! \brief repeat's view: (outer, mid, inner) of the input around the axis (flattened when None). */
+AxisView RepeatView(const NodeAttrs& attrs, const TShape& s) {
+  const auto& p = attrs.get<RepeatParam>();
+  if (!p.axis.has_value()) return {1, s.Size(), 1};
+  return ViewAround(s, CheckAxis(attrs, p.axis.value(), s));
+}
+
+bool RepeatShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
+  const TShape& s = (*in)[0];
+  if (!s.IsKnown()) return false;
+  const auto& p = attrs.get<RepeatParam>();
+  TShape o;
+  if (!p.axis.has_value()) {
+    o = TShape{s.Size() * p.repeats};
+  } else {
+    o = s;
+    o[CheckAxis(attrs, p.axis.value(), s)] *= p.repeats;
+  }
+  AssignShape(attrs, &(*out)[0], o, "output", 0);
+  return true;
+}
+
+void RepeatForward(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                   const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const AxisView v = RepeatView(attrs, in[0].shape_);
+  const int64_t r = attrs.get<RepeatParam>().repeats;
+  // output as (outer, mid, r, inner) reading the input with stride 0 along r
+  MXNET_TYPE_SWITCH(in[0].type_flag_, DType, {
+    StridedGather({v.outer, v.mid, r, v.inner}, {v.mid * v.inner, v.inner, 0, 1}, 0, in[0].dptr<DType>(),
+                  out[0].dptr<DType>(), req[0]);
+  });
+}
+
+/*! \brief Inputs (ograd, data): sums the `repeats` copies of each element. */
+void RepeatBackward(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                    const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  if (req[0] == kNullOp) return;
+  const AxisView v = RepeatView(attrs, in[1].shape_);
+  const int64_t r = attrs.get<RepeatParam>().repeats;
+  MXNET_TYPE_SWITCH(out[0].type_flag_, DType, {
+    using C = real_compute_t<DType>;
+    const DType* g = in[0].dptr<DType>();
+    DType* d = out[0].dptr<DType>();
+    ParallelFor(out[0].Size(), [&](int64_t e) {
+      const int64_t om = e / v.inner, i = e % v.inner;  // om = outer * mid + m
+      C acc = 0;
+      for (int64_t k = 0; k < r; ++k) acc += static_cast<C>(g[(om * r + k) * v.inner + i]);
+      Store(d + e, req[0], acc);
+    });
+  });
+}
+
+Op& RegisterBackward(const char* name, const char* doc, FCompute fc) {
+  return OpRegistry::Get()
+      ->Register(name)
+      .describe(doc)
+      .set_num_inputs(2)
+      .set_num_outputs(1)
+      .add_argument("ograd", "NDArray-or-Symbol", "Gradient of the output.")
+      .add_argument("data", "NDArray-or-Symbol", "Forward input (gives the shape).")
+      .set_infer_shape([](const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
+        AssignShape(attrs, &(*out)[0], (*in)[1], "output", 0);
+        return (*in)[1].IsKnown();
+      })
+      .set_infer_type([](const NodeAttrs& attrs, std::vector<int>* in, std::vector<int>* out) {
+        AssignType(attrs, &(*out)[0], (*in)[0], "output", 0);
+        return (*in)[0] >= 0;
+      })
+      .set_compute(Context::kCPU, fc);
+}
+
+FGradient BackwardWithData(const char* name) {
+  return [name](const NodePtr& n, const std::vector<NodeEntry>& og) {
+    return std::vector<NodeEntry>{MakeNode(name, n->attrs.name + "_backward", {og[0], n->inputs[0]}, n->attrs.dict)};
+  };
+}
+
+struct Registrar {
+  Registrar() {
+    OpRegistry* reg = OpRegistry::Get();
+    reg->Register("tile")
+        .describe("Repeats the whole array multiple times: out.shape[i] = data.shape[i] * reps[i] (shorter of data "
+                  "shape and reps padded with leading 1s).")
+        .set_num_inputs(1)
+        .set_num_outputs(1)
+        .add_argument("data", "NDArray-or-Symbol", "Input data array")
+        .add_arguments(TileParam::__FIELDS__())
+        .set_attr_parser(ParamParser<TileParam>)
+        .set_infer_shape([](const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
+          if (!(*in)[0].IsKnown()) return false;
+          AssignShape(attrs, &(*out)[0], PlanTile(attrs, (*in)[0]).OutShape(), "output", 0);
+          return true;
+        })
+        .set_infer_type(ElemwiseType)
+        .set_compute(Context::kCPU, TileForward)
+        .set_gradient(BackwardWithData("_backward_tile"));
+    RegisterBackward("_backward_tile", "Gradient of tile: sums the tile copies.", TileBackward)
+        .add_arguments(TileParam::__FIELDS__())
+        .set_attr_parser(ParamParser<TileParam>);
+
+    reg->Register("repeat")
+        .describe("Repeats each element of an array `repeats` times along `axis` (of the flattened array when axis "
+                  "is None).")
+        .set_num_inputs(1)
+        .set_num_outputs(1)
+        .add_argument("data", "NDArray-or-Symbol", "Input data array")
+        .add_arguments(RepeatParam::__FIELDS__())
+        .set_attr_parser(ParamParser<RepeatParam>)
+        .set_infer_shape(RepeatShape)
+        .set_infer_type(ElemwiseType)
+        .set_compute(Context::kCPU, RepeatForward)
+        .set_gradient(BackwardWithData("_backward_repeat"));
+    RegisterBackward("_backward_repeat", "Gradient of repeat: sums the repeated copies.", RepeatBackward)
+        .add_arguments(RepeatParam::__FIELDS__())
+        .set_attr_parser(ParamParser<RepeatParam>);
+  }
+};
+const Registrar registrar;
+
+}  // namespace
+}  // namespace op
+}  // namespace mxnet
