@@ -2,7 +2,7 @@
 import os
 import shutil
 
-from setuptools import setup
+from setuptools import find_packages, setup
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BUILT = os.path.join(HERE, "..", "build", "libmxnet.so")
@@ -13,7 +13,7 @@ setup(
     name="mxnet",
     version="1.9.1",
     description="MXNet-compatible deep learning runtime",
-    packages=["mxnet"],
+    packages=find_packages(include=["mxnet", "mxnet.*"]),
     package_data={"mxnet": ["libmxnet.so"]},
     install_requires=["numpy"],
     python_requires=">=3.8",
