@@ -37,9 +37,9 @@ int MXStorageGetStats(int dev_type, int dev_id, uint64_t* out_stats) {
   API_BEGIN();
   MX_CHECK_KIND(out_stats != nullptr, "ValueError") << "MXStorageGetStats: out_stats must not be NULL";
   mxnet::StorageStats s = mxnet::Storage::Get()->Stats(mxnet::Context::Create(dev_type, dev_id));
-  const uint64_t values[mxnet::kStorageStatsCount] = {s.bytes_in_use, s.bytes_cached, s.peak_bytes_in_use,
-                                                      s.bytes_requested_peak, s.alloc_count, s.pool_hits,
-                                                      s.pool_misses, s.free_count};
+  const uint64_t values[mxnet::kStorageStatsCount] = {s.bytes_in_use,         s.bytes_cached, s.peak_bytes_in_use,
+                                                      s.bytes_requested_peak, s.alloc_count,  s.pool_hits,
+                                                      s.pool_misses,          s.free_count};
   for (int i = 0; i < mxnet::kStorageStatsCount; ++i) out_stats[i] = values[i];
   API_END();
 }
