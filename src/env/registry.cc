@@ -194,7 +194,11 @@ std::string LoadFromEnvironment() {
         }
       }
     }
-    if (raw == nullptr) continue;
+    if (raw == nullptr) {
+      // Reloading (tests do) must forget a value that has since been removed.
+      Store(i, Parse(kSpecs[i], kSpecs[i].name, kSpecs[i].default_value), false);
+      continue;
+    }
     try {
       Store(i, Parse(kSpecs[i], name_as_set, raw), true);
     } catch (const Error& e) {
