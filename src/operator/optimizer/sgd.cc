@@ -1,0 +1,129 @@
+/*!
+ * \file sgd.cc
+ * \brief sgd_update, sgd_mom_update, nag_mom_update and their mixed-precision (float16
+ *        weight + float32 master copy) variants mp_sgd_update, mp_sgd_mom_update,
+ *        mp_nag_mom_update. The new weight goes to the output (usually the weight itself);
+ *        momentum and master copy are updated in place.
+ */
+#include "operator/optimizer/sgd_rules.h"
+
+namespace mxnet {
+namespace op {
+namespace optimizer {
+namespace {
+
+struct SGDParam : public dmlc::Parameter<SGDParam> {
+  float lr, wd, rescale_grad, clip_gradient;
+  bool lazy_update;
+  DMLC_DECLARE_PARAMETER(SGDParam) {
+    DMLC_DECLARE_FIELD(lr).describe("Learning rate");
+    DMLC_DECLARE_FIELD(wd).set_default(0.0f).describe(
+        "Weight decay augments the objective function with a regularization term that penalizes large weights. "
+        "The penalty scales with the square of the magnitude of each weight.");
+    DMLC_DECLARE_FIELD(rescale_grad).set_default(1.0f).describe("Rescale gradient to grad = rescale_grad*grad.");
+    DMLC_DECLARE_FIELD(clip_gradient).set_default(-1.0f).describe(
+        "Clip gradient to the range of [-clip_gradient, clip_gradient] If clip_gradient <= 0, gradient clipping "
+        "is turned off. grad = max(min(grad, clip_gradient), -clip_gradient).");
+    DMLC_DECLARE_FIELD(lazy_update).set_default(true).describe(
+        "If true, lazy updates are applied if gradient's stype is row_sparse (dense arrays always update every "
+        "row).");
+  }
+};
+DMLC_REGISTER_PARAMETER(SGDParam);
+
+struct SGDMomParam : public dmlc::Parameter<SGDMomParam> {
+  float lr, momentum, wd, rescale_grad, clip_gradient;
+  bool lazy_update;
+  DMLC_DECLARE_PARAMETER(SGDMomParam) {
+    DMLC_DECLARE_FIELD(lr).describe("Learning rate");
+    DMLC_DECLARE_FIELD(momentum).set_default(0.0f).describe(
+        "The decay rate of momentum estimates at each epoch.");
+    DMLC_DECLARE_FIELD(wd).set_default(0.0f).describe(
+        "Weight decay augments the objective function with a regularization term that penalizes large weights. "
+        "The penalty scales with the square of the magnitude of each weight.");
+    DMLC_DECLARE_FIELD(rescale_grad).set_default(1.0f).describe("Rescale gradient to grad = rescale_grad*grad.");
+    DMLC_DECLARE_FIELD(clip_gradient).set_default(-1.0f).describe(
+        "Clip gradient to the range of [-clip_gradient, clip_gradient] If clip_gradient <= 0, gradient clipping "
+        "is turned off. grad = max(min(grad, clip_gradient), -clip_gradient).");
+    DMLC_DECLARE_FIELD(lazy_update).set_default(true).describe(
+        "If true, lazy updates are applied if gradient's stype is row_sparse and both weight and momentum have "
+        "the same stype (dense arrays always update every row).");
+  }
+};
+DMLC_REGISTER_PARAMETER(SGDMomParam);
+
+/*! \brief nag_mom_update's parameters: MXNet's NAGMomParam has no lazy_update. */
+struct NAGMomParam : public dmlc::Parameter<NAGMomParam> {
+  float lr, momentum, wd, rescale_grad, clip_gradient;
+  DMLC_DECLARE_PARAMETER(NAGMomParam) {
+    DMLC_DECLARE_FIELD(lr).describe("Learning rate");
+    DMLC_DECLARE_FIELD(momentum).set_default(0.0f).describe(
+        "The decay rate of momentum estimates at each epoch.");
+    DMLC_DECLARE_FIELD(wd).set_default(0.0f).describe(
+        "Weight decay augments the objective function with a regularization term that penalizes large weights. "
+        "The penalty scales with the square of the magnitude of each weight.");
+    DMLC_DECLARE_FIELD(rescale_grad).set_default(1.0f).describe("Rescale gradient to grad = rescale_grad*grad.");
+    DMLC_DECLARE_FIELD(clip_gradient).set_default(-1.0f).describe(
+        "Clip gradient to the range of [-clip_gradient, clip_gradient] If clip_gradient <= 0, gradient clipping "
+        "is turned off. grad = max(min(grad, clip_gradient), -clip_gradient).");
+  }
+};
+DMLC_REGISTER_PARAMETER(NAGMomParam);
+
+SgdCoef CoefOf(const SGDParam& p) { return SgdCoef{p.lr, p.wd, 0.0, p.rescale_grad, p.clip_gradient}; }
+SgdCoef CoefOf(const SGDMomParam& p) { return SgdCoef{p.lr, p.wd, p.momentum, p.rescale_grad, p.clip_gradient}; }
+SgdCoef CoefOf(const NAGMomParam& p) { return SgdCoef{p.lr, p.wd, p.momentum, p.rescale_grad, p.clip_gradient}; }
+
+template <typename P, SgdRule kRule, bool kMP>
+void SgdCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  if (req[0] == kNullOp) return;
+  SgdUpdate<kRule, kMP>(CoefOf(attrs.get<P>()), in.data(), req[0], out[0]);
+}
+
+UpdateLayout Layout(std::vector<std::string> group, std::vector<uint32_t> mutated, int fp32_from) {
+  UpdateLayout l;
+  l.group = std::move(group);
+  l.mutated = std::move(mutated);
+  l.fp32_from = fp32_from;
+  return l;
+}
+
+[[maybe_unused]] const bool registered = [] {
+  RegisterUpdate<SGDParam>(
+      "sgd_update",
+      "Update function for Stochastic Gradient Descent (SGD) optimizer: weight = weight - learning_rate * "
+      "(gradient + wd * weight), gradient rescaled by rescale_grad and clipped to clip_gradient first.",
+      Layout({"weight", "grad"}, {}, -1), SgdCompute<SGDParam, SgdRule::kPlain, false>);
+  RegisterUpdate<SGDMomParam>(
+      "sgd_mom_update",
+      "Momentum update function for SGD: v = momentum * v - learning_rate * (clip(rescale_grad * grad) + wd * "
+      "weight); weight = weight + v. The momentum state mom is updated in place.",
+      Layout({"weight", "grad", "mom"}, {2}, -1), SgdCompute<SGDMomParam, SgdRule::kMomentum, false>);
+  RegisterUpdate<SGDParam>(
+      "mp_sgd_update",
+      "Updater function for multi-precision sgd optimizer: sgd_update computed on the float32 master copy "
+      "weight32 (updated in place), the result rounded into weight.",
+      Layout({"weight", "grad", "weight32"}, {2}, 2), SgdCompute<SGDParam, SgdRule::kPlain, true>);
+  RegisterUpdate<SGDMomParam>(
+      "mp_sgd_mom_update",
+      "Updater function for multi-precision sgd optimizer with momentum: sgd_mom_update on the float32 master "
+      "copy weight32 with a float32 momentum (both updated in place).",
+      Layout({"weight", "grad", "mom", "weight32"}, {2, 3}, 2), SgdCompute<SGDMomParam, SgdRule::kMomentum, true>);
+  RegisterUpdate<NAGMomParam>(
+      "nag_mom_update",
+      "Update function for Nesterov Accelerated Gradient (NAG) optimizer: g = clip(rescale_grad * grad) + wd * "
+      "weight; mom = momentum * mom + g; weight = weight - lr * (g + momentum * mom).",
+      Layout({"weight", "grad", "mom"}, {2}, -1), SgdCompute<NAGMomParam, SgdRule::kNesterov, false>);
+  RegisterUpdate<NAGMomParam>(
+      "mp_nag_mom_update",
+      "Update function for multi-precision Nesterov Accelerated Gradient (NAG) optimizer: nag_mom_update on the "
+      "float32 master copy weight32 with a float32 momentum.",
+      Layout({"weight", "grad", "mom", "weight32"}, {2, 3}, 2), SgdCompute<NAGMomParam, SgdRule::kNesterov, true>);
+  return true;
+}();
+
+}  // namespace
+}  // namespace optimizer
+}  // namespace op
+}  // namespace mxnet

@@ -1,0 +1,68 @@
+/*!
+ * \file sgd_rules.h
+ * \brief The SGD-family update of one weight (plain, momentum, Nesterov; optionally on a
+ *        float32 master copy), shared by the single- and multi-tensor update ops.
+ */
+#ifndef MXNET_OPERATOR_OPTIMIZER_SGD_RULES_H_
+#define MXNET_OPERATOR_OPTIMIZER_SGD_RULES_H_
+
+#include <type_traits>
+
+#include "operator/optimizer/optimizer_common.h"
+
+namespace mxnet {
+namespace op {
+namespace optimizer {
+
+enum class SgdRule { kPlain, kMomentum, kNesterov };
+
+struct SgdCoef {
+  double lr, wd, momentum, rescale_grad, clip_gradient;
+};
+
+/*!
+ * \brief Updates one weight. in = weight, grad, [mom], [weight32]; out = the new weight.
+ *   plain:    w = (1 - lr*wd)*w - lr*clip(rescale*g)
+ *   momentum: mom = momentum*mom - lr*wd*w - lr*clip(rescale*g); w = w + mom
+ *   nesterov: g' = clip(rescale*g) + wd*w; mom = momentum*mom + g'; w = w - lr*(g' + momentum*mom)
+ * With kMP the arithmetic runs on the float32 master copy (and float32 momentum), which is
+ * written back, and the weight receives its rounded value.
+ */
+template <SgdRule kRule, bool kMP>
+void SgdUpdate(const SgdCoef& k, const TBlob* in, OpReqType req, const TBlob& out) {
+  constexpr bool kHasMom = kRule != SgdRule::kPlain;
+  MXNET_REAL_TYPE_SWITCH(in[0].type_flag_, DType, {
+    using C = std::conditional_t<kMP, float, compute_t<DType>>;
+    using S = std::conditional_t<kMP, float, DType>;  // momentum storage type
+    const DType* w = in[0].dptr<DType>();
+    const DType* g = in[1].dptr<DType>();
+    S* mom = kHasMom ? in[2].dptr<S>() : nullptr;
+    float* w32 = kMP ? in[kHasMom ? 3 : 2].dptr<float>() : nullptr;
+    DType* y = out.dptr<DType>();
+    const C lr = C(k.lr), wd = C(k.wd), m = C(k.momentum), rescale = C(k.rescale_grad), clip = C(k.clip_gradient);
+    ParallelFor(in[0].Size(), [&](int64_t i) {
+      C wi = kMP ? C(w32[i]) : C(w[i]);
+      const C gi = ClipGrad(rescale * C(g[i]), clip);
+      if (kRule == SgdRule::kPlain) {
+        wi = (C(1) - lr * wd) * wi - lr * gi;
+      } else if (kRule == SgdRule::kMomentum) {
+        const C v = m * C(mom[i]) - lr * wd * wi - lr * gi;
+        mom[i] = S(v);
+        wi = wi + v;
+      } else {
+        const C gw = gi + wd * wi;
+        const C v = m * C(mom[i]) + gw;
+        mom[i] = S(v);
+        wi = wi - lr * (gw + m * v);
+      }
+      if (kMP) w32[i] = float(wi);
+      AssignReq(&y[i], req, wi);
+    });
+  });
+}
+
+}  // namespace optimizer
+}  // namespace op
+}  // namespace mxnet
+
+#endif  // MXNET_OPERATOR_OPTIMIZER_SGD_RULES_H_
