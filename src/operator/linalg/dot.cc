@@ -1,8 +1,9 @@
 /*!
  * \file dot.cc
  * \brief dot and batch_dot on OpenBLAS GEMM (float32/float64), with a plain loop for the
- *        other dtypes. Gradients are dot/batch_dot of the output gradient with the other
- *        operand, with transpose flags chosen so no explicit transpose is materialised.
+ *        other dtypes. dot's gradient is _backward_dot (GEMMs on 2-D views of any-rank
+ *        operands); batch_dot's is batch_dot of the output gradient with the other operand.
+ *        Transpose flags are chosen so no explicit transpose is materialised.
  */
 #include <string>
 #include <vector>
@@ -156,8 +157,39 @@ void BatchDotCompute(const NodeAttrs& attrs, const OpContext&, const std::vector
   });
 }
 
-/*! \brief d(A.B): dA = g.B^T (or B.g^T when A was transposed), dB = A^T.g (or g^T.A). */
-std::vector<NodeEntry> DotGrad(const NodePtr& node, const std::vector<NodeEntry>& og, const std::string& op) {
+/*!
+ * \brief _backward_dot: inputs (ograd, lhs, rhs), outputs (dlhs, drhs). All three are viewed as
+ *        2-D around the contracted axis (lhs (m, k), rhs (k, n), ograd (m, n), transposed as the
+ *        flags say), which covers 1-D . 1-D, N-D . 1-D and N-D rhs alike: the split of ograd's dims
+ *        between lhs and rhs is only known from the input shapes, so this runs as one op.
+ */
+void DotBackward(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                 const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const auto& p = attrs.get<DotParam>();
+  TShape os;
+  const DotDims d = DotShape(attrs, in[1].shape_, in[2].shape_, &os);
+  const int64_t m = d.m, k = d.k, n = d.n;
+  MXNET_TYPE_SWITCH(in[0].type_flag_, DType, {
+    const DType* g = in[0].dptr<DType>();
+    const DType* a = in[1].dptr<DType>();
+    const DType* b = in[2].dptr<DType>();
+    const int64_t lda = p.transpose_a ? m : k, ldb = p.transpose_b ? k : n;
+    if (!p.transpose_a) {  // dA (m, k) = G . op(B)^T
+      Gemm(false, !p.transpose_b, m, k, n, g, n, b, ldb, out[0].dptr<DType>(), req[0]);
+    } else {  // dA stored (k, m) = op(B) . G^T
+      Gemm(p.transpose_b, true, k, m, n, b, ldb, g, n, out[0].dptr<DType>(), req[0]);
+    }
+    if (!p.transpose_b) {  // dB (k, n) = op(A)^T . G
+      Gemm(!p.transpose_a, false, k, n, m, a, lda, g, n, out[1].dptr<DType>(), req[1]);
+    } else {  // dB stored (n, k) = G^T . op(A)
+      Gemm(true, p.transpose_a, n, k, m, g, n, a, lda, out[1].dptr<DType>(), req[1]);
+    }
+  });
+}
+
+/*! \brief d(A.B) of batch_dot: dA = g.B^T (or B.g^T when A was transposed), dB = A^T.g (or g^T.A). */
+std::vector<NodeEntry> BatchDotGrad(const NodePtr& node, const std::vector<NodeEntry>& og) {
+  const std::string op = "batch_dot";
   const auto& p = node->attrs.get<DotParam>();
   const NodeEntry &a = node->inputs[0], &b = node->inputs[1];
   auto tf = [](bool v) { return std::string(v ? "True" : "False"); };
@@ -168,20 +200,12 @@ std::vector<NodeEntry> DotGrad(const NodePtr& node, const std::vector<NodeEntry>
   } else {
     ga = MakeNode(op, nm + "_a", {b, og[0]}, {{"transpose_a", tf(p.transpose_b)}, {"transpose_b", "True"}});
   }
-  if (!p.transpose_b && op == "dot") {
-    // dB = A2^T . g2, with A and g flattened to 2-D around the contracted axis so N-D lhs works
-    // (A2 is (m, k), or (k, m) when A was transposed).
-    const NodeEntry a2 = p.transpose_a ? MakeNode("Reshape", nm + "_a2", {a}, {{"shape", "(0, -1)"}})
-                                       : MakeNode("Reshape", nm + "_a2", {a}, {{"shape", "(-1, 0)"}, {"reverse", "True"}});
-    const NodeEntry g2 = MakeNode("Reshape", nm + "_g2", {og[0]}, {{"shape", "(-1, 0)"}, {"reverse", "True"}});
-    gb = MakeNode("dot", nm + "_b", {a2, g2}, {{"transpose_a", tf(!p.transpose_a)}, {"transpose_b", "False"}});
-  } else if (!p.transpose_b) {
+  if (!p.transpose_b) {
     gb = MakeNode(op, nm + "_b", {a, og[0]}, {{"transpose_a", tf(!p.transpose_a)}, {"transpose_b", "False"}});
   } else {
     gb = MakeNode(op, nm + "_b", {og[0], a}, {{"transpose_a", "True"}, {"transpose_b", tf(p.transpose_a)}});
   }
-  // 1-D . 1-D and vector operands reshape back to the input shapes.
-  return {MakeNode("reshape_like", nm + "_ra", {ga, a}), MakeNode("reshape_like", nm + "_rb", {gb, b})};
+  return {ga, gb};
 }
 
 struct Registrar {
@@ -199,7 +223,31 @@ struct Registrar {
         .set_infer_shape(DotInferShape)
         .set_infer_type(ElemwiseType)
         .set_compute(Context::kCPU, DotCompute)
-        .set_gradient([](const NodePtr& n, const std::vector<NodeEntry>& og) { return DotGrad(n, og, "dot"); });
+        .set_gradient([](const NodePtr& n, const std::vector<NodeEntry>& og) {
+          return MakeNodeOutputs("_backward_dot", n->attrs.name + "_backward", {og[0], n->inputs[0], n->inputs[1]},
+                                 n->attrs.dict);
+        });
+    OpRegistry::Get()
+        ->Register("_backward_dot")
+        .describe("Gradient of dot: (dlhs, drhs) from (ograd, lhs, rhs).")
+        .set_num_inputs(3)
+        .set_num_outputs(2)
+        .add_argument("ograd", "NDArray-or-Symbol", "Gradient of the output.")
+        .add_argument("lhs", "NDArray-or-Symbol", "The first forward input")
+        .add_argument("rhs", "NDArray-or-Symbol", "The second forward input")
+        .add_arguments(DotParam::__FIELDS__())
+        .set_attr_parser(ParamParser<DotParam>)
+        .set_infer_shape([](const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
+          AssignShape(attrs, &(*out)[0], (*in)[1], "output", 0);
+          AssignShape(attrs, &(*out)[1], (*in)[2], "output", 1);
+          return (*in)[1].IsKnown() && (*in)[2].IsKnown();
+        })
+        .set_infer_type([](const NodeAttrs& attrs, std::vector<int>* in, std::vector<int>* out) {
+          AssignType(attrs, &(*out)[0], (*in)[0], "output", 0);
+          AssignType(attrs, &(*out)[1], (*in)[0], "output", 1);
+          return (*in)[0] >= 0;
+        })
+        .set_compute(Context::kCPU, DotBackward);
     OpRegistry::Get()
         ->Register("batch_dot")
         .describe("Batchwise dot product of N-D (N >= 3) arrays with equal leading dims: per batch (m, k) x (k, n).")
@@ -212,7 +260,7 @@ struct Registrar {
         .set_infer_shape(BatchDotShape)
         .set_infer_type(ElemwiseType)
         .set_compute(Context::kCPU, BatchDotCompute)
-        .set_gradient([](const NodePtr& n, const std::vector<NodeEntry>& og) { return DotGrad(n, og, "batch_dot"); });
+        .set_gradient(BatchDotGrad);
   }
 };
 const Registrar registrar;
