@@ -32,6 +32,18 @@ def _index_array(k):
     return array(np.asarray(k), dtype=np.int64)
 
 
+def _reshaped(res, shape):
+    """res as `shape`: itself when it already has it; a recorded Reshape while autograd
+    records (a view would drop out of the graph); a view otherwise."""
+    shape = tuple(shape)
+    if res.shape == shape:
+        return res
+    from .. import autograd  # imported late: autograd imports this package
+    if autograd.is_recording():
+        return _op("Reshape", res, shape=shape)
+    return res.reshape(shape)
+
+
 def getitem(self, key):
     shape = self.shape
     if _is_int(key):
@@ -53,7 +65,7 @@ def getitem(self, key):
         idx = [_op("broadcast_to", i.astype("int64"), shape=idx_shape).reshape((1, -1)) for i in idx]
         stacked = _op("Concat", *idx, dim=0) if len(idx) > 1 else idx[0]
         res = _op("gather_nd", self, stacked)
-        return res.reshape(idx_shape + tuple(shape[len(items):]))
+        return _reshaped(res, idx_shape + tuple(shape[len(items):]))
     key = _normalize(key, len(shape))
     begin, end, step, out_shape, axis = [], [], [], [], 0
     for k in key:
@@ -84,7 +96,7 @@ def getitem(self, key):
               step=tuple(step))
     if not out_shape:
         out_shape = [1]
-    return res.reshape(tuple(out_shape))
+    return _reshaped(res, out_shape)
 
 
 def setitem(self, key, value):
