@@ -227,15 +227,15 @@ class Block(object):
                                      "parameters: %s. Set allow_missing=True to ignore missing "
                                      "parameters." % (key, filename,
                                                       _brief(list(loaded.keys()))))
+        extra = [key for key in loaded if key not in params]
+        if extra and not ignore_extra:
+            raise ValueError("Parameter '%s' loaded from file '%s' is not present in Block, which "
+                             "contains parameters %s. Set ignore_extra=True to ignore. "
+                             % (extra[0], filename, _brief(list(params.keys()))))
         for key, value in loaded.items():
-            if key not in params:
-                if not ignore_extra:
-                    raise ValueError("Parameter '%s' loaded from file '%s' is not present in "
-                                     "Block, which contains parameters %s. Set "
-                                     "ignore_extra=True to ignore. " % (
-                                         key, filename, _brief(list(params.keys()))))
-                continue
-            params[key]._load_init(value, ctx, cast_dtype=cast_dtype, dtype_source=dtype_source)
+            if key in params:
+                params[key]._load_init(value, ctx, cast_dtype=cast_dtype,
+                                       dtype_source=dtype_source)
 
     def save_params(self, filename):
         """Older API: writes parameters by full name minus this block's prefix."""

@@ -556,17 +556,17 @@ class ParameterDict(object):
                                      "networks have the same prefix."
                                      % (name[len(restore_prefix):], filename,
                                         _brief_keys(arg_dict.keys())))
+        extra = [name for name in arg_dict if name not in self._params]
+        if extra and not ignore_extra:
+            raise ValueError("Parameter '%s' loaded from file '%s' is not present in "
+                             "ParameterDict, choices are: %s. Set ignore_extra to True to "
+                             "ignore. Please make sure source and target networks have the same "
+                             "prefix." % (extra[0][len(restore_prefix):], filename,
+                                          _brief_keys(self.keys())))
         for name, value in arg_dict.items():
-            if name not in self._params:
-                if not ignore_extra:
-                    raise ValueError("Parameter '%s' loaded from file '%s' is not present in "
-                                     "ParameterDict, choices are: %s. Set ignore_extra to True "
-                                     "to ignore. Please make sure source and target networks "
-                                     "have the same prefix." % (name[len(restore_prefix):],
-                                                                filename,
-                                                                _brief_keys(self.keys())))
-                continue
-            self[name]._load_init(value, ctx, cast_dtype=cast_dtype, dtype_source=dtype_source)
+            if name in self._params:
+                self[name]._load_init(value, ctx, cast_dtype=cast_dtype,
+                                      dtype_source=dtype_source)
 
     def select(self, select):
         """A new dict (same prefix) of the parameters whose names match the regex."""
