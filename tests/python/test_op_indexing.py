@@ -41,14 +41,14 @@ FORWARD = [
      [(2, 3, 4)]),
     ("take_wrap", lambda a: mx.nd.take(a, mx.nd.array([4, -1], dtype="int32"), mode="wrap"),
      lambda a: np.take(a, [4, -1], 0, mode="wrap"), [(3, 2)]),
-    ("take_clip", lambda a: mx.nd.take(a, mx.nd.array([5, -3]), axis=-1), lambda a: np.take(a, [5, -3], -1, mode="clip"),
-     [(2, 4)]),
+    ("take_clip", lambda a: mx.nd.take(a, mx.nd.array([5, -3]), axis=-1),
+     lambda a: np.take(a, [5, -3], -1, mode="clip"), [(2, 4)]),
     ("pick", lambda a: mx.nd.pick(a, mx.nd.array([0, 2, 1]), axis=1),
      lambda a: a[np.arange(3), [0, 2, 1]], [(3, 4)]),
     ("pick_keep", lambda a: mx.nd.pick(a, mx.nd.array([[1, 0, 1]]), axis=0, keepdims=True),
      lambda a: a[[1, 0, 1], np.arange(3)][None], [(2, 3)]),
-    ("gather_nd", lambda a: mx.nd.gather_nd(a, mx.nd.array([[0, 1, 1], [2, 0, -1]])), lambda a: a[[0, 1, 1], [2, 0, -1]],
-     [(2, 3, 4)]),
+    ("gather_nd", lambda a: mx.nd.gather_nd(a, mx.nd.array([[0, 1, 1], [2, 0, -1]])),
+     lambda a: a[[0, 1, 1], [2, 0, -1]], [(2, 3, 4)]),
     ("where", lambda c, x, y: mx.nd.where(c > 20, x, y), lambda c, x, y: np.where(c > 20, x, y), [(3, 4)] * 3),
     ("where_rows", lambda c, x, y: mx.nd.where(c > 20, x, y), lambda c, x, y: np.where((c > 20)[:, None], x, y),
      [(3,), (3, 2), (3, 2)]),
@@ -147,7 +147,8 @@ def test_one_hot(dtype):
 
 def test_slice_assign_ops():
     x = np.arange(12.0).reshape(3, 4)
-    out = mx.nd._internal._slice_assign(mx.nd.array(x), mx.nd.ones((2, 2)), begin=(1, None), end=(None, None), step=(1, 2))
+    out = mx.nd._internal._slice_assign(mx.nd.array(x), mx.nd.ones((2, 2)), begin=(1, None), end=(None, None),
+                                        step=(1, 2))
     e = x.copy()
     e[1:, ::2] = 1
     np.testing.assert_array_equal(out.asnumpy(), e)
