@@ -44,11 +44,15 @@ struct SliceChannelParam : public dmlc::Parameter<SliceChannelParam> {
   int axis;
   bool squeeze_axis;
   DMLC_DECLARE_PARAMETER(SliceChannelParam) {
-    DMLC_DECLARE_FIELD(num_outputs).set_lower_bound(1).describe("Number of splits. Note that this should evenly "
-                                                               "divide the length of the `axis`.");
+    DMLC_DECLARE_FIELD(num_outputs)
+        .set_lower_bound(1)
+        .describe(
+            "Number of splits. Note that this should evenly "
+            "divide the length of the `axis`.");
     DMLC_DECLARE_FIELD(axis).set_default(1).describe("Axis along which to split.");
-    DMLC_DECLARE_FIELD(squeeze_axis).set_default(false).describe(
-        "If true, Removes the axis with length 1 from the shapes of the output arrays.");
+    DMLC_DECLARE_FIELD(squeeze_axis)
+        .set_default(false)
+        .describe("If true, Removes the axis with length 1 from the shapes of the output arrays.");
   }
 };
 DMLC_REGISTER_PARAMETER(SliceChannelParam);
@@ -60,8 +64,8 @@ namespace {
  *        (outer x sum(mids) x inner). join=true writes the joined array from the pieces.
  */
 template <typename T>
-void JoinSplit(bool join, const std::vector<T*>& pieces, const std::vector<int64_t>& mids, int64_t outer,
-               int64_t inner, T* joined, const std::vector<OpReqType>& req) {
+void JoinSplit(bool join, const std::vector<T*>& pieces, const std::vector<int64_t>& mids, int64_t outer, int64_t inner,
+               T* joined, const std::vector<OpReqType>& req) {
   const size_t k = pieces.size();
   std::vector<int64_t> off(k + 1, 0);
   for (size_t i = 0; i < k; ++i) off[i + 1] = off[i] + mids[i];
@@ -210,8 +214,9 @@ struct Registrar {
     reg->Register("Concat")
         .add_alias("concat")
         .add_alias("_npi_concatenate")
-        .describe("Joins input arrays along a given axis (dim). All dims except `dim` must match; the output's "
-                  "`dim` is the sum of the inputs'.")
+        .describe(
+            "Joins input arrays along a given axis (dim). All dims except `dim` must match; the output's "
+            "`dim` is the sum of the inputs'.")
         .set_num_inputs([](const NodeAttrs& a) { return static_cast<uint32_t>(a.get<ConcatParam>().num_args); })
         .set_num_outputs(1)
         .set_key_var_num_args("num_args")
@@ -225,9 +230,9 @@ struct Registrar {
         .set_gradient([](const NodePtr& n, const std::vector<NodeEntry>& og) {
           std::vector<NodeEntry> ins{og[0]};
           ins.insert(ins.end(), n->inputs.begin(), n->inputs.end());
-          return MakeNodeOutputs("_backward_Concat", n->attrs.name + "_backward", ins,
-                                 {{"num_args", n->attrs.dict.at("num_args")},
-                                  {"dim", std::to_string(n->attrs.get<ConcatParam>().dim)}});
+          return MakeNodeOutputs(
+              "_backward_Concat", n->attrs.name + "_backward", ins,
+              {{"num_args", n->attrs.dict.at("num_args")}, {"dim", std::to_string(n->attrs.get<ConcatParam>().dim)}});
         });
     reg->Register("_backward_Concat")
         .describe("Gradient of Concat: splits the output gradient into pieces shaped like the inputs.")
@@ -245,7 +250,8 @@ struct Registrar {
           return true;
         })
         .set_infer_type([](const NodeAttrs& attrs, std::vector<int>* in, std::vector<int>* out) {
-          for (size_t i = 0; i < out->size(); ++i) AssignType(attrs, &(*out)[i], (*in)[0], "output", static_cast<int>(i));
+          for (size_t i = 0; i < out->size(); ++i)
+            AssignType(attrs, &(*out)[i], (*in)[0], "output", static_cast<int>(i));
           return (*in)[0] >= 0;
         })
         .set_compute(Context::kCPU, ConcatBackward);
@@ -273,10 +279,12 @@ struct Registrar {
 
     reg->Register("SliceChannel")
         .add_alias("split")
-        .describe("Splits an array along a particular axis into `num_outputs` equal parts; with squeeze_axis the "
-                  "split axis (then of length 1) is removed from the outputs.")
+        .describe(
+            "Splits an array along a particular axis into `num_outputs` equal parts; with squeeze_axis the "
+            "split axis (then of length 1) is removed from the outputs.")
         .set_num_inputs(1)
-        .set_num_outputs([](const NodeAttrs& a) { return static_cast<uint32_t>(a.get<SliceChannelParam>().num_outputs); })
+        .set_num_outputs(
+            [](const NodeAttrs& a) { return static_cast<uint32_t>(a.get<SliceChannelParam>().num_outputs); })
         .add_argument("data", "NDArray-or-Symbol", "The input")
         .add_arguments(SliceChannelParam::__FIELDS__())
         .set_attr_parser(ParamParser<SliceChannelParam>)

@@ -109,8 +109,9 @@ struct Registrar {
   Registrar() {
     OpRegistry::Get()
         ->Register("diag")
-        .describe("Extracts a diagonal or constructs a diagonal array: a 1-D input gives a 2-D array with the input "
-                  "on diagonal k; an N-D input gives its diagonal k over (axis1, axis2), appended as the last axis.")
+        .describe(
+            "Extracts a diagonal or constructs a diagonal array: a 1-D input gives a 2-D array with the input "
+            "on diagonal k; an N-D input gives its diagonal k over (axis1, axis2), appended as the last axis.")
         .set_num_inputs(1)
         .set_num_outputs(1)
         .add_argument("data", "NDArray-or-Symbol", "Input ndarray")

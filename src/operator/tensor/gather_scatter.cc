@@ -31,10 +31,12 @@ struct OneHotParam : public dmlc::Parameter<OneHotParam> {
   int dtype;
   DMLC_DECLARE_PARAMETER(OneHotParam) {
     DMLC_DECLARE_FIELD(depth).set_lower_bound(0).describe("Depth of the one hot dimension.");
-    DMLC_DECLARE_FIELD(on_value).set_default(1.0).describe("The value assigned to the locations represented by "
-                                                           "indices.");
-    DMLC_DECLARE_FIELD(off_value).set_default(0.0).describe("The value assigned to the locations not represented "
-                                                            "by indices.");
+    DMLC_DECLARE_FIELD(on_value).set_default(1.0).describe(
+        "The value assigned to the locations represented by "
+        "indices.");
+    DMLC_DECLARE_FIELD(off_value).set_default(0.0).describe(
+        "The value assigned to the locations not represented "
+        "by indices.");
     DMLC_DECLARE_FIELD(dtype).set_default(kFloat32).MXNET_ADD_ALL_DTYPES.describe("DType of the output");
   }
 };
@@ -73,8 +75,8 @@ NdAddress Address(const NodeAttrs& attrs, const TShape& data, const TBlob& indic
   return a;
 }
 
-void GatherND(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
-              const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+void GatherND(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
+              const std::vector<TBlob>& out) {
   if (req[0] == kNullOp) return;
   const NdAddress a = Address(attrs, in[0].shape_, in[1]);
   const int64_t K = static_cast<int64_t>(a.row.size());
@@ -125,8 +127,8 @@ bool TypeOfFirst(const NodeAttrs& attrs, std::vector<int>* in, std::vector<int>*
   return (*in)[0] >= 0;
 }
 
-void OneHot(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
-            const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+void OneHot(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
+            const std::vector<TBlob>& out) {
   if (req[0] == kNullOp) return;
   const auto& p = attrs.get<OneHotParam>();
   const std::vector<int64_t> idx = ReadIndices(in[0]);
@@ -145,8 +147,9 @@ struct Registrar {
   Registrar() {
     OpRegistry* reg = OpRegistry::Get();
     reg->Register("gather_nd")
-        .describe("Gathers elements or slices from data into an array of shape indices.shape[1:] + "
-                  "data.shape[M:], where M = indices.shape[0]: out[y] = data[indices[0, y], ..., indices[M-1, y]].")
+        .describe(
+            "Gathers elements or slices from data into an array of shape indices.shape[1:] + "
+            "data.shape[M:], where M = indices.shape[0]: out[y] = data[indices[0, y], ..., indices[M-1, y]].")
         .set_num_inputs(2)
         .set_num_outputs(1)
         .add_argument("data", "NDArray-or-Symbol", "data")
@@ -159,14 +162,15 @@ struct Registrar {
         .set_infer_type(TypeOfFirst)
         .set_compute(Context::kCPU, GatherND)
         .set_gradient([](const NodePtr& n, const std::vector<NodeEntry>& og) {
-          return std::vector<NodeEntry>{MakeNode("_backward_gather_nd", n->attrs.name + "_backward",
-                                                 {og[0], n->inputs[1], n->inputs[0]}),
-                                        MakeZeroGrad(n, 1)};
+          return std::vector<NodeEntry>{
+              MakeNode("_backward_gather_nd", n->attrs.name + "_backward", {og[0], n->inputs[1], n->inputs[0]}),
+              MakeZeroGrad(n, 1)};
         });
 
     reg->Register("scatter_nd")
-        .describe("Scatters data into a new zero tensor of the given shape at the places indices address (the "
-                  "inverse of gather_nd). With duplicate indices the last write wins.")
+        .describe(
+            "Scatters data into a new zero tensor of the given shape at the places indices address (the "
+            "inverse of gather_nd). With duplicate indices the last write wins.")
         .set_num_inputs(2)
         .set_num_outputs(1)
         .add_argument("data", "NDArray-or-Symbol", "data")
@@ -177,9 +181,8 @@ struct Registrar {
         .set_infer_type(TypeOfFirst)
         .set_compute(Context::kCPU,
                      [](const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
-                        const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
-                       ScatterInto(attrs, in, req[0], out[0], false);
-                     })
+                        const std::vector<OpReqType>& req,
+                        const std::vector<TBlob>& out) { ScatterInto(attrs, in, req[0], out[0], false); })
         .set_gradient([](const NodePtr& n, const std::vector<NodeEntry>& og) {
           const NodeEntry g = MakeNode("gather_nd", n->attrs.name + "_backward", {og[0], n->inputs[1]});
           return std::vector<NodeEntry>{MakeNode("reshape_like", n->attrs.name + "_backward_r", {g, n->inputs[0]}),
@@ -189,8 +192,9 @@ struct Registrar {
     // Inputs (data, indices) with `shape` as MXNet registers it; the gradient of gather_nd passes
     // the forward data as a third input instead, since shapes are not known when graphs are built.
     reg->Register("_backward_gather_nd")
-        .describe("Accumulates data into a zero tensor of the given shape at the places indices address; "
-                  "duplicate indices add up. The gradient of gather_nd.")
+        .describe(
+            "Accumulates data into a zero tensor of the given shape at the places indices address; "
+            "duplicate indices add up. The gradient of gather_nd.")
         .set_num_inputs([](const NodeAttrs& a) { return a.get<ScatterNDParam>().shape.ndim() > 0 ? 2u : 3u; })
         .set_num_outputs(1)
         .add_argument("data", "NDArray-or-Symbol", "data")
@@ -199,22 +203,21 @@ struct Registrar {
         .set_attr_parser(ParamParser<ScatterNDParam>)
         .set_infer_shape(ScatterShape)
         .set_infer_type(TypeOfFirst)
-        .set_compute(Context::kCPU,
-                     [](const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
-                        const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
-                       ScatterInto(attrs, in, req[0], out[0], true);
-                     })
+        .set_compute(Context::kCPU, [](const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                                       const std::vector<OpReqType>& req,
+                                       const std::vector<TBlob>& out) { ScatterInto(attrs, in, req[0], out[0], true); })
         .set_gradient([](const NodePtr& n, const std::vector<NodeEntry>& og) {
-          std::vector<NodeEntry> g{MakeNode("reshape_like", n->attrs.name + "_backward_r",
-                                            {MakeNode("gather_nd", n->attrs.name + "_backward", {og[0], n->inputs[1]}),
-                                             n->inputs[0]})};
+          std::vector<NodeEntry> g{
+              MakeNode("reshape_like", n->attrs.name + "_backward_r",
+                       {MakeNode("gather_nd", n->attrs.name + "_backward", {og[0], n->inputs[1]}), n->inputs[0]})};
           for (uint32_t i = 1; i < n->inputs.size(); ++i) g.push_back(MakeZeroGrad(n, i));
           return g;
         });
 
     reg->Register("one_hot")
-        .describe("Returns a one-hot array: out[..., j] = on_value if j == indices[...] else off_value, shape "
-                  "indices.shape + (depth,).")
+        .describe(
+            "Returns a one-hot array: out[..., j] = on_value if j == indices[...] else off_value, shape "
+            "indices.shape + (depth,).")
         .set_num_inputs(1)
         .set_num_outputs(1)
         .add_argument("indices", "NDArray-or-Symbol", "array of locations where to set on_value")

@@ -28,13 +28,17 @@ struct PadParam : public dmlc::Parameter<PadParam> {
         .add_enum("constant", kPadConstant)
         .add_enum("edge", kPadEdge)
         .add_enum("reflect", kPadReflect)
-        .describe("Padding type to use. \"constant\" pads with `constant_value`, \"edge\" pads using the edge "
-                  "values of the input array, \"reflect\" pads by reflecting values with respect to the edges.");
+        .describe(
+            "Padding type to use. \"constant\" pads with `constant_value`, \"edge\" pads using the edge "
+            "values of the input array, \"reflect\" pads by reflecting values with respect to the edges.");
     DMLC_DECLARE_FIELD(pad_width).describe(
         "Widths of the padding regions applied to the edges of each axis: (before_1, after_1, ..., before_N, "
         "after_N), 2*N values for an N-d input.");
-    DMLC_DECLARE_FIELD(constant_value).set_default(0.0).describe("The value used for padding when `mode` is "
-                                                                 "\"constant\".");
+    DMLC_DECLARE_FIELD(constant_value)
+        .set_default(0.0)
+        .describe(
+            "The value used for padding when `mode` is "
+            "\"constant\".");
   }
 };
 DMLC_REGISTER_PARAMETER(PadParam);
@@ -86,7 +90,10 @@ void ForEachPadded(const NodeAttrs& attrs, const TShape& is, const TShape& os, F
       const int64_t o = rem % os[i];
       rem /= os[i];
       const int64_t c = SourceCoord(o, p.pad_width[2 * i], is[i], p.mode);
-      if (c < 0) pad = true; else src += c * ist[i];
+      if (c < 0)
+        pad = true;
+      else
+        src += c * ist[i];
     }
     fn(e, pad ? -1 : src);
   });
@@ -133,8 +140,9 @@ struct Registrar {
     OpRegistry::Get()
         ->Register("Pad")
         .add_alias("pad")
-        .describe("Pads an input array with a constant or edge values of the array (constant, edge, reflect "
-                  "modes); pad_width gives (before, after) widths for every axis.")
+        .describe(
+            "Pads an input array with a constant or edge values of the array (constant, edge, reflect "
+            "modes); pad_width gives (before, after) widths for every axis.")
         .set_num_inputs(1)
         .set_num_outputs(1)
         .add_argument("data", "NDArray-or-Symbol", "An n-dimensional input array.")

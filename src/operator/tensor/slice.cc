@@ -24,8 +24,11 @@ struct SliceParam : public dmlc::Parameter<SliceParam> {
   DMLC_DECLARE_PARAMETER(SliceParam) {
     DMLC_DECLARE_FIELD(begin).describe("starting indices for the slice operation, supports negative indices.");
     DMLC_DECLARE_FIELD(end).describe("ending indices for the slice operation, supports negative indices.");
-    DMLC_DECLARE_FIELD(step).set_default(OptionalIntTuple()).describe("step for the slice operation, supports "
-                                                                     "negative values.");
+    DMLC_DECLARE_FIELD(step)
+        .set_default(OptionalIntTuple())
+        .describe(
+            "step for the slice operation, supports "
+            "negative values.");
   }
 };
 DMLC_REGISTER_PARAMETER(SliceParam);
@@ -49,8 +52,11 @@ struct SliceAxisParam : public dmlc::Parameter<SliceAxisParam> {
   DMLC_DECLARE_PARAMETER(SliceAxisParam) {
     DMLC_DECLARE_FIELD(axis).describe("Axis along which to be sliced, supports negative indexes.");
     DMLC_DECLARE_FIELD(begin).describe("The beginning index along the axis to be sliced, supports negative indexes.");
-    DMLC_DECLARE_FIELD(end).set_default(dmlc::optional<int64_t>()).describe("The ending index along the axis to be sliced, supports negative indexes; "
-                                     "None means the end of the axis.");
+    DMLC_DECLARE_FIELD(end)
+        .set_default(dmlc::optional<int64_t>())
+        .describe(
+            "The ending index along the axis to be sliced, supports negative indexes; "
+            "None means the end of the axis.");
   }
 };
 DMLC_REGISTER_PARAMETER(SliceAxisParam);
@@ -143,8 +149,9 @@ Ranges SliceAxisRanges(const NodeAttrs& attrs, const TShape& s) {
   int64_t b = p.begin < 0 ? p.begin + len : p.begin;
   int64_t e = p.end.has_value() ? (p.end.value() < 0 ? p.end.value() + len : p.end.value()) : len;
   MX_CHECK_KIND(b >= 0 && b <= len && e >= 0 && e <= len && b <= e, "ValueError")
-      << attrs.op->name << ": begin=" << p.begin << ", end=" << (p.end.has_value() ? std::to_string(p.end.value()) : "None")
-      << " is not a valid range of axis " << p.axis << " of input shape " << s;
+      << attrs.op->name << ": begin=" << p.begin
+      << ", end=" << (p.end.has_value() ? std::to_string(p.end.value()) : "None") << " is not a valid range of axis "
+      << p.axis << " of input shape " << s;
   r.begin[axis] = b;
   r.count[axis] = e - b;
   return r;
@@ -172,8 +179,8 @@ std::vector<int> SliceLikeAxes(const NodeAttrs& attrs, const TShape& s, const TS
 Ranges SliceLikeRanges(const NodeAttrs& attrs, const TShape& s, const TShape& like) {
   Ranges r = FullRanges(s);
   for (int ax : SliceLikeAxes(attrs, s, like)) {
-    MX_CHECK_KIND(like[ax] <= s[ax], "ValueError") << attrs.op->name << ": cannot slice data of shape " << s
-                                                   << " like shape " << like << " along axis " << ax;
+    MX_CHECK_KIND(like[ax] <= s[ax], "ValueError")
+        << attrs.op->name << ": cannot slice data of shape " << s << " like shape " << like << " along axis " << ax;
     r.count[ax] = like[ax];
   }
   return r;
@@ -195,9 +202,8 @@ void GatherRanges(const Ranges& r, const TBlob& data, const TBlob& out, OpReqTyp
   std::vector<int64_t> stride;
   int64_t offset;
   RangeWalk(r, data.shape_, &stride, &offset);
-  MXNET_TYPE_SWITCH(data.type_flag_, DType, {
-    StridedGather(r.count, stride, offset, data.dptr<DType>(), out.dptr<DType>(), req);
-  });
+  MXNET_TYPE_SWITCH(data.type_flag_, DType,
+                    { StridedGather(r.count, stride, offset, data.dptr<DType>(), out.dptr<DType>(), req); });
 }
 
 /*! \brief big[r] (+)= small, other elements of big zeroed first when zero_rest. */
@@ -278,8 +284,9 @@ struct Registrar {
     reg->Register("slice")
         .add_alias("crop")
         .add_alias("_npi_slice")
-        .describe("Slices a region of the array: per axis Python-style begin:end:step (entries may be None; "
-                  "negative indices wrap; axes beyond len(begin) are kept whole).")
+        .describe(
+            "Slices a region of the array: per axis Python-style begin:end:step (entries may be None; "
+            "negative indices wrap; axes beyond len(begin) are kept whole).")
         .set_num_inputs(1)
         .set_num_outputs(1)
         .add_argument("data", "NDArray-or-Symbol", "Source input")
@@ -336,11 +343,10 @@ struct Registrar {
               MakeZeroGrad(n, 1)};
         });
     // The slice of slice_like always starts at 0, so its extent is the output gradient's shape.
-    RegisterRangeBackward("_backward_slice_like", "Gradient of slice_like.",
-                          [](const NodeAttrs&, const OpContext&, const std::vector<TBlob>& in,
-                             const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
-                            ScatterRanges(FullRanges(in[0].shape_), in[0], out[0], req[0], true);
-                          })
+    RegisterRangeBackward(
+        "_backward_slice_like", "Gradient of slice_like.",
+        [](const NodeAttrs&, const OpContext&, const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
+           const std::vector<TBlob>& out) { ScatterRanges(FullRanges(in[0].shape_), in[0], out[0], req[0], true); })
         .add_arguments(SliceLikeParam::__FIELDS__())
         .set_attr_parser(ParamParser<SliceLikeParam>);
 
@@ -361,7 +367,9 @@ struct Registrar {
           return true;
         })
         .set_infer_type(ElemwiseType)
-        .set_inplace_option([](const NodeAttrs&) { return InplacePairs{{0, 0}}; })
+        .set_inplace_option([](const NodeAttrs&) {
+          return InplacePairs{{0, 0}};
+        })
         .set_compute(Context::kCPU,
                      [](const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
                         const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
@@ -393,7 +401,9 @@ struct Registrar {
           return true;
         })
         .set_infer_type(ElemwiseType)
-        .set_inplace_option([](const NodeAttrs&) { return InplacePairs{{0, 0}}; })
+        .set_inplace_option([](const NodeAttrs&) {
+          return InplacePairs{{0, 0}};
+        })
         .set_compute(Context::kCPU,
                      [](const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
                         const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {

@@ -65,7 +65,10 @@ inline std::ostream& operator<<(std::ostream& os, const OptionalIntTuple& t) {
   os << '(';
   for (size_t i = 0; i < t.v.size(); ++i) {
     if (i) os << ", ";
-    if (t.v[i].has_value()) os << t.v[i].value(); else os << "None";
+    if (t.v[i].has_value())
+      os << t.v[i].value();
+    else
+      os << "None";
   }
   if (t.v.size() == 1) os << ',';
   return os << ')';

@@ -8,8 +8,8 @@
  */
 #include <algorithm>
 #include <numeric>
-#include <typeinfo>
 #include <string>
+#include <typeinfo>
 #include <vector>
 
 #include "mxnet/op.h"
@@ -23,9 +23,13 @@ namespace op {
 
 enum TopKReturn { kRetValue = 0, kRetIndices = 1, kRetMask = 2, kRetBoth = 3 };
 
-#define MXNET_ADD_INDEX_DTYPES                                                                             \
-  add_enum("uint8", kUint8).add_enum("int32", kInt32).add_enum("int64", kInt64).add_enum("float16", kFloat16) \
-      .add_enum("float32", kFloat32).add_enum("float64", kFloat64)
+#define MXNET_ADD_INDEX_DTYPES       \
+  add_enum("uint8", kUint8)          \
+      .add_enum("int32", kInt32)     \
+      .add_enum("int64", kInt64)     \
+      .add_enum("float16", kFloat16) \
+      .add_enum("float32", kFloat32) \
+      .add_enum("float64", kFloat64)
 
 struct TopKParam : public dmlc::Parameter<TopKParam> {
   dmlc::optional<int> axis;
@@ -34,8 +38,10 @@ struct TopKParam : public dmlc::Parameter<TopKParam> {
   bool is_ascend;
   int dtype;
   DMLC_DECLARE_PARAMETER(TopKParam) {
-    DMLC_DECLARE_FIELD(axis).set_default(dmlc::optional<int>(-1)).describe(
-        "Axis along which to choose the top k indices. If not given, the flattened array is used. Default is -1.");
+    DMLC_DECLARE_FIELD(axis)
+        .set_default(dmlc::optional<int>(-1))
+        .describe(
+            "Axis along which to choose the top k indices. If not given, the flattened array is used. Default is -1.");
     DMLC_DECLARE_FIELD(k).set_default(1).describe(
         "Number of top elements to select, should be always smaller than or equal to the element number in the "
         "given axis. A global sort is performed if set k < 1.");
@@ -45,8 +51,9 @@ struct TopKParam : public dmlc::Parameter<TopKParam> {
         .add_enum("indices", kRetIndices)
         .add_enum("mask", kRetMask)
         .add_enum("both", kRetBoth)
-        .describe("The return type. \"value\" the top k values, \"indices\" their indices, \"both\" both, \"mask\" a "
-                  "0/1 mask of the input's shape marking them.");
+        .describe(
+            "The return type. \"value\" the top k values, \"indices\" their indices, \"both\" both, \"mask\" a "
+            "0/1 mask of the input's shape marking them.");
     DMLC_DECLARE_FIELD(is_ascend).set_default(false).describe(
         "Whether to choose k largest or k smallest elements. Top K largest elements will be chosen if set to false.");
     DMLC_DECLARE_FIELD(dtype).set_default(kFloat32).MXNET_ADD_INDEX_DTYPES.describe(
@@ -59,8 +66,9 @@ struct SortParam : public dmlc::Parameter<SortParam> {
   dmlc::optional<int> axis;
   bool is_ascend;
   DMLC_DECLARE_PARAMETER(SortParam) {
-    DMLC_DECLARE_FIELD(axis).set_default(dmlc::optional<int>(-1)).describe(
-        "Axis along which to choose sort the input tensor. If not given, the flattened array is used.");
+    DMLC_DECLARE_FIELD(axis)
+        .set_default(dmlc::optional<int>(-1))
+        .describe("Axis along which to choose sort the input tensor. If not given, the flattened array is used.");
     DMLC_DECLARE_FIELD(is_ascend).set_default(true).describe("Whether to sort in ascending or descending order.");
   }
 };
@@ -71,8 +79,10 @@ struct ArgSortParam : public dmlc::Parameter<ArgSortParam> {
   bool is_ascend;
   int dtype;
   DMLC_DECLARE_PARAMETER(ArgSortParam) {
-    DMLC_DECLARE_FIELD(axis).set_default(dmlc::optional<int>(-1)).describe(
-        "Axis along which to sort the input tensor. If not given, the flattened array is used. Default is -1.");
+    DMLC_DECLARE_FIELD(axis)
+        .set_default(dmlc::optional<int>(-1))
+        .describe(
+            "Axis along which to sort the input tensor. If not given, the flattened array is used. Default is -1.");
     DMLC_DECLARE_FIELD(is_ascend).set_default(true).describe("Whether to sort in ascending or descending order.");
     DMLC_DECLARE_FIELD(dtype).set_default(kFloat32).MXNET_ADD_INDEX_DTYPES.describe("DType of the output indices.");
   }
@@ -184,15 +194,16 @@ void SortForward(const NodeAttrs& attrs, const OpContext&, const std::vector<TBl
         if (va != vb) return s.ascend ? va < vb : va > vb;
         return a < b;
       };
-      if (k < n) std::partial_sort(order.begin(), order.begin() + k, order.end(), before);
-      else std::sort(order.begin(), order.end(), before);
+      if (k < n)
+        std::partial_sort(order.begin(), order.begin() + k, order.end(), before);
+      else
+        std::sort(order.begin(), order.end(), before);
       for (int64_t j = 0; j < k; ++j) {
         const int64_t pos = (o * k + j) * inner + i;
         if (value_out) Store(value_out->dptr<DType>() + pos, req[0], base[order[j] * inner]);
         if (index_out && index_req != kNullOp) {
-          MXNET_TYPE_SWITCH(index_out->type_flag_, IType, {
-            Store(index_out->dptr<IType>() + pos, index_req, CastValue<int64_t, IType>(order[j]));
-          });
+          MXNET_TYPE_SWITCH(index_out->type_flag_, IType,
+                            { Store(index_out->dptr<IType>() + pos, index_req, CastValue<int64_t, IType>(order[j])); });
         }
         if (mask_out) Store(mask_out->dptr<DType>() + (o * n + order[j]) * inner + i, req[0], DType(1.0f));
       }
@@ -249,8 +260,9 @@ Op& RegisterSortOp(const char* name) {
 struct Registrar {
   Registrar() {
     RegisterSortOp("topk")
-        .describe("Returns the top k elements (or their indices, or a 0/1 mask of them) along an axis; largest "
-                  "first unless is_ascend. Ties keep their original order.")
+        .describe(
+            "Returns the top k elements (or their indices, or a 0/1 mask of them) along an axis; largest "
+            "first unless is_ascend. Ties keep their original order.")
         .add_arguments(TopKParam::__FIELDS__())
         .set_attr_parser(ParamParser<TopKParam>)
         .set_num_visible_outputs([](const NodeAttrs& a) { return a.get<TopKParam>().ret_typ == kRetBoth ? 2u : 1u; })

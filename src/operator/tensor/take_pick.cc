@@ -21,8 +21,9 @@ struct TakeParam : public dmlc::Parameter<TakeParam> {
   int axis;
   int mode;
   DMLC_DECLARE_PARAMETER(TakeParam) {
-    DMLC_DECLARE_FIELD(axis).set_default(0).describe("The axis of input array to be taken. For input tensor of rank "
-                                                     "r, it could be in the range of [-r, r-1]");
+    DMLC_DECLARE_FIELD(axis).set_default(0).describe(
+        "The axis of input array to be taken. For input tensor of rank "
+        "r, it could be in the range of [-r, r-1]");
     DMLC_DECLARE_FIELD(mode)
         .add_enum("raise", kIndexRaise)
         .add_enum("wrap", kIndexWrap)
@@ -38,8 +39,9 @@ struct PickParam : public dmlc::Parameter<PickParam> {
   bool keepdims;
   int mode;
   DMLC_DECLARE_PARAMETER(PickParam) {
-    DMLC_DECLARE_FIELD(axis).set_default(dmlc::optional<int>(-1)).describe(
-        "int or None. The axis to picking the elements. Negative values means indexing from right to left.");
+    DMLC_DECLARE_FIELD(axis)
+        .set_default(dmlc::optional<int>(-1))
+        .describe("int or None. The axis to picking the elements. Negative values means indexing from right to left.");
     DMLC_DECLARE_FIELD(keepdims).set_default(false).describe(
         "If true, the axis where we pick the elements is left in the result as dimension with size one.");
     DMLC_DECLARE_FIELD(mode)
@@ -135,8 +137,8 @@ bool PickShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TSha
   kept[axis] = 1;
   if (idx.IsKnown()) {
     MX_CHECK_KIND(idx == TShape(squeezed) || idx == TShape(kept), "ValueError")
-        << attrs.op->name << ": index of shape " << idx << " does not match data of shape " << d
-        << " without axis " << axis << " (expected " << TShape(squeezed) << ")";
+        << attrs.op->name << ": index of shape " << idx << " does not match data of shape " << d << " without axis "
+        << axis << " (expected " << TShape(squeezed) << ")";
   }
   AssignShape(attrs, &(*out)[0], TShape(attrs.get<PickParam>().keepdims ? kept : squeezed), "output", 0);
   return idx.IsKnown();
@@ -206,9 +208,10 @@ struct Registrar {
   Registrar() {
     OpRegistry* reg = OpRegistry::Get();
     reg->Register("take")
-        .describe("Takes elements from an input array along the given axis: out has shape a.shape[:axis] + "
-                  "indices.shape + a.shape[axis+1:]. Out-of-range indices are clipped, wrapped or rejected per "
-                  "`mode`.")
+        .describe(
+            "Takes elements from an input array along the given axis: out has shape a.shape[:axis] + "
+            "indices.shape + a.shape[axis+1:]. Out-of-range indices are clipped, wrapped or rejected per "
+            "`mode`.")
         .set_num_inputs(2)
         .set_num_outputs(1)
         .add_argument("a", "NDArray-or-Symbol", "The input array.")
@@ -224,8 +227,9 @@ struct Registrar {
         .set_attr_parser(ParamParser<TakeParam>);
 
     reg->Register("pick")
-        .describe("Picks one element per position along `axis`: out[i, j] = data[i, index[i, j], j] (for axis 1). "
-                  "index has the shape of data without the axis (or with it as size 1).")
+        .describe(
+            "Picks one element per position along `axis`: out[i, j] = data[i, index[i, j], j] (for axis 1). "
+            "index has the shape of data without the axis (or with it as size 1).")
         .set_num_inputs(2)
         .set_num_outputs(1)
         .add_argument("data", "NDArray-or-Symbol", "The input array")

@@ -34,9 +34,11 @@ struct RepeatParam : public dmlc::Parameter<RepeatParam> {
   dmlc::optional<int> axis;
   DMLC_DECLARE_PARAMETER(RepeatParam) {
     DMLC_DECLARE_FIELD(repeats).set_lower_bound(0).describe("The number of repetitions for each element.");
-    DMLC_DECLARE_FIELD(axis).set_default(dmlc::optional<int>()).describe(
-        "The axis along which to repeat values. The negative numbers are interpreted counting from the backward. "
-        "By default, use the flattened input array, and return a flat output array.");
+    DMLC_DECLARE_FIELD(axis)
+        .set_default(dmlc::optional<int>())
+        .describe(
+            "The axis along which to repeat values. The negative numbers are interpreted counting from the backward. "
+            "By default, use the flattened input array, and return a flat output array.");
   }
 };
 DMLC_REGISTER_PARAMETER(RepeatParam);
@@ -77,9 +79,8 @@ void TileForward(const NodeAttrs& attrs, const OpContext&, const std::vector<TBl
     shape.insert(shape.end(), {p.reps[i], p.dims[i]});
     stride.insert(stride.end(), {0, st[i]});
   }
-  MXNET_TYPE_SWITCH(in[0].type_flag_, DType, {
-    StridedGather(shape, stride, 0, in[0].dptr<DType>(), out[0].dptr<DType>(), req[0]);
-  });
+  MXNET_TYPE_SWITCH(in[0].type_flag_, DType,
+                    { StridedGather(shape, stride, 0, in[0].dptr<DType>(), out[0].dptr<DType>(), req[0]); });
 }
 
 /*! \brief Inputs (ograd, data): grad[e] = sum over every tile copy of e. */
@@ -195,8 +196,9 @@ struct Registrar {
   Registrar() {
     OpRegistry* reg = OpRegistry::Get();
     reg->Register("tile")
-        .describe("Repeats the whole array multiple times: out.shape[i] = data.shape[i] * reps[i] (shorter of data "
-                  "shape and reps padded with leading 1s).")
+        .describe(
+            "Repeats the whole array multiple times: out.shape[i] = data.shape[i] * reps[i] (shorter of data "
+            "shape and reps padded with leading 1s).")
         .set_num_inputs(1)
         .set_num_outputs(1)
         .add_argument("data", "NDArray-or-Symbol", "Input data array")
@@ -215,8 +217,9 @@ struct Registrar {
         .set_attr_parser(ParamParser<TileParam>);
 
     reg->Register("repeat")
-        .describe("Repeats each element of an array `repeats` times along `axis` (of the flattened array when axis "
-                  "is None).")
+        .describe(
+            "Repeats each element of an array `repeats` times along `axis` (of the flattened array when axis "
+            "is None).")
         .set_num_inputs(1)
         .set_num_outputs(1)
         .add_argument("data", "NDArray-or-Symbol", "Input data array")

@@ -61,8 +61,9 @@ struct Registrar {
   Registrar() {
     OpRegistry::Get()
         ->Register("where")
-        .describe("Returns elements chosen from x or y depending on condition: out = condition != 0 ? x : y. "
-                  "condition has the shape of x, or is 1-D of length x.shape[0] and selects whole rows.")
+        .describe(
+            "Returns elements chosen from x or y depending on condition: out = condition != 0 ? x : y. "
+            "condition has the shape of x, or is 1-D of length x.shape[0] and selects whole rows.")
         .set_num_inputs(3)
         .set_num_outputs(1)
         .add_argument("condition", "NDArray-or-Symbol", "condition array")
@@ -74,8 +75,7 @@ struct Registrar {
         .set_gradient([](const NodePtr& n, const std::vector<NodeEntry>& og) {
           const std::string nm = n->attrs.name + "_backward";
           const NodeEntry zero = MakeNode("zeros_like", nm + "_zero", {og[0]});
-          return std::vector<NodeEntry>{MakeZeroGrad(n, 0),
-                                        MakeNode("where", nm + "_x", {n->inputs[0], og[0], zero}),
+          return std::vector<NodeEntry>{MakeZeroGrad(n, 0), MakeNode("where", nm + "_x", {n->inputs[0], og[0], zero}),
                                         MakeNode("where", nm + "_y", {n->inputs[0], zero, og[0]})};
         });
   }
