@@ -59,6 +59,15 @@ Op& RegisterUpdate(const std::string& name, const std::string& doc, const Update
   return RegisterUpdate(name, doc, layout, [](const NodeAttrs&) { return 1u; }, ParamParser<P>, P::__FIELDS__(), fn);
 }
 
+/*!
+ * \brief Calls body(DType{}) with DType the weight's (real) element type, so a generic lambda
+ *        can name it: WithWeightType(w, [&](auto tag) { using DType = decltype(tag); ... }).
+ */
+template <typename F>
+void WithWeightType(const TBlob& weight, F&& body) {
+  MXNET_REAL_TYPE_SWITCH(weight.type_flag_, DType, { body(DType{}); });
+}
+
 /*! \brief Value of a (1,)-shaped input of any real dtype, as double. */
 double ScalarInput(const TBlob& b);
 

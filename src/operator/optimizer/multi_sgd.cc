@@ -1,0 +1,97 @@
+/*!
+ * \file multi_sgd.cc
+ * \brief Multi-tensor SGD: one op updates num_weights weights (each with its own lr and wd),
+ *        saving a dispatch per weight. Inputs are the per-weight groups back to back:
+ *        multi_sgd_update (weight, grad), multi_sgd_mom_update (weight, grad, mom),
+ *        multi_mp_sgd_update (weight, grad, weight32), multi_mp_sgd_mom_update (weight, grad,
+ *        mom, weight32). Each weight follows exactly the single-tensor rule.
+ */
+#include "operator/optimizer/sgd_rules.h"
+
+namespace mxnet {
+namespace op {
+namespace optimizer {
+namespace {
+
+struct MultiSGDParam : public dmlc::Parameter<MultiSGDParam> {
+  FloatTuple lrs, wds;
+  float momentum, rescale_grad, clip_gradient;
+  int num_weights;
+  DMLC_DECLARE_PARAMETER(MultiSGDParam) {
+    DMLC_DECLARE_FIELD(lrs).describe("Learning rates.");
+    DMLC_DECLARE_FIELD(wds).describe(
+        "Weight decay augments the objective function with a regularization term that penalizes large weights. "
+        "The penalty scales with the square of the magnitude of each weight.");
+    DMLC_DECLARE_FIELD(momentum).set_default(0.0f).describe(
+        "The decay rate of momentum estimates at each epoch (momentum variants only).");
+    DMLC_DECLARE_FIELD(rescale_grad).set_default(1.0f).describe("Rescale gradient to grad = rescale_grad*grad.");
+    DMLC_DECLARE_FIELD(clip_gradient).set_default(-1.0f).describe(
+        "Clip gradient to the range of [-clip_gradient, clip_gradient] If clip_gradient <= 0, gradient clipping "
+        "is turned off. grad = max(min(grad, clip_gradient), -clip_gradient).");
+    DMLC_DECLARE_FIELD(num_weights).set_default(1).set_lower_bound(1).describe(
+        "Number of updated weights.");
+  }
+};
+DMLC_REGISTER_PARAMETER(MultiSGDParam);
+
+void ParseMultiSGD(NodeAttrs* attrs) {
+  ParamParser<MultiSGDParam>(attrs);
+  const auto& p = attrs->get<MultiSGDParam>();
+  MX_CHECK_KIND(p.lrs.v.size() == static_cast<size_t>(p.num_weights) &&
+                    p.wds.v.size() == static_cast<size_t>(p.num_weights),
+                "ValueError")
+      << attrs->op->name << ": lrs and wds must hold num_weights=" << p.num_weights << " values, got "
+      << p.lrs.v.size() << " and " << p.wds.v.size();
+}
+
+template <SgdRule kRule, bool kMP>
+void MultiSgdCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                     const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const auto& p = attrs.get<MultiSGDParam>();
+  const size_t group = in.size() / out.size();
+  for (size_t k = 0; k < out.size(); ++k) {
+    if (req[k] == kNullOp) continue;
+    const SgdCoef c{p.lrs.v[k], p.wds.v[k], p.momentum, p.rescale_grad, p.clip_gradient};
+    SgdUpdate<kRule, kMP>(c, in.data() + k * group, req[k], out[k]);
+  }
+}
+
+template <SgdRule kRule, bool kMP>
+void RegisterMulti(const char* name, const char* doc, std::vector<std::string> group, std::vector<uint32_t> mutated) {
+  UpdateLayout l;
+  l.group = std::move(group);
+  l.mutated = std::move(mutated);
+  l.fp32_from = kMP ? 2 : -1;
+  l.variadic = true;
+  RegisterUpdate(
+      name, doc, l, [](const NodeAttrs& a) { return static_cast<uint32_t>(a.get<MultiSGDParam>().num_weights); },
+      ParseMultiSGD, MultiSGDParam::__FIELDS__(), MultiSgdCompute<kRule, kMP>);
+}
+
+[[maybe_unused]] const bool registered = [] {
+  RegisterMulti<SgdRule::kPlain, false>(
+      "multi_sgd_update",
+      "Update function for Stochastic Gradient Descent (SGD) optimizer over num_weights weights at once: each "
+      "weight = (1 - lrs[i]*wds[i]) * weight - lrs[i] * clip(rescale_grad * grad).",
+      {"weight", "grad"}, {});
+  RegisterMulti<SgdRule::kMomentum, false>(
+      "multi_sgd_mom_update",
+      "Momentum update function for SGD over num_weights weights at once: v = momentum * v - lrs[i] * "
+      "(clip(rescale_grad * grad) + wds[i] * weight); weight = weight + v.",
+      {"weight", "grad", "mom"}, {2});
+  RegisterMulti<SgdRule::kPlain, true>(
+      "multi_mp_sgd_update",
+      "Multi-precision SGD over num_weights weights at once, computed on float32 master copies.",
+      {"weight", "grad", "weight32"}, {2});
+  RegisterMulti<SgdRule::kMomentum, true>(
+      "multi_mp_sgd_mom_update",
+      "Multi-precision momentum SGD over num_weights weights at once, computed on float32 master copies with "
+      "float32 momentum.",
+      {"weight", "grad", "mom", "weight32"}, {2, 3});
+  return true;
+}();
+
+}  // namespace
+}  // namespace optimizer
+}  // namespace op
+}  // namespace mxnet
