@@ -1,8 +1,8 @@
 """mx.nd: NDArray, creation and I/O, ops generated from the registry, 1.x conveniences."""
 import sys as _sys
 
-from .ndarray import (NDArray, array, empty, zeros, ones, full, arange, save, load, load_frombuffer,
-                      waitall, concatenate, moveaxis)
+from .ndarray import (NDArray, array, empty, zeros, ones, full, arange, linspace, eye, save, load,
+                      load_frombuffer, waitall, concatenate, moveaxis)
 from . import _arith, _indexing, register as _register
 
 NDArray.__getitem__ = _indexing.getitem

@@ -8,7 +8,7 @@ from ..base import (_LIB, NDArrayHandle, check_call, c_str, c_str_array, c_handl
                     py_str)
 from ..context import Context, current_context
 
-__all__ = ["NDArray", "array", "empty", "zeros", "ones", "full", "arange", "save", "load",
+__all__ = ["NDArray", "array", "empty", "zeros", "ones", "full", "arange", "linspace", "eye", "save", "load",
            "load_frombuffer", "waitall", "concatenate", "moveaxis"]
 
 _DTYPE_NP_TO_MX = {
@@ -333,27 +333,49 @@ def array(source_array, ctx=None, dtype=None):
     return arr
 
 
+def _creation_dtype(dtype):
+    return _dtype_name(np.float32 if dtype is None else dtype)
+
+
+def _dense_only(kwargs):
+    stype = kwargs.pop("stype", None)
+    if stype not in (None, "default"):
+        raise ValueError("stype %r is not supported: only dense ('default') arrays exist in this build" % (stype,))
+    return kwargs
+
+
 def zeros(shape, ctx=None, dtype=None, **kwargs):
-    arr = empty(shape, ctx, dtype)
-    return _op("zeros_like", arr, out=arr)
+    """An array of zeros (op _zeros)."""
+    return _op("_zeros", shape=shape, ctx=ctx, dtype=_creation_dtype(dtype), **_dense_only(kwargs))
 
 
 def ones(shape, ctx=None, dtype=None, **kwargs):
-    arr = empty(shape, ctx, dtype)
-    return _op("ones_like", arr, out=arr)
+    """An array of ones (op _ones)."""
+    return _op("_ones", shape=shape, ctx=ctx, dtype=_creation_dtype(dtype), **_dense_only(kwargs))
 
 
 def full(shape, val, ctx=None, dtype=np.float32, out=None):
-    arr = empty(shape, ctx, dtype) if out is None else out
-    arr._sync_copyfrom(np.full(arr.shape, val))
-    return arr
+    """An array filled with `val` (op _full); into `out` when given."""
+    if out is not None:
+        return _op("_full", shape=out.shape, dtype=_dtype_name(out.dtype), value=float(val), out=out)
+    return _op("_full", shape=shape, ctx=ctx, dtype=_creation_dtype(dtype), value=float(val))
 
 
 def arange(start, stop=None, step=1.0, repeat=1, infer_range=None, ctx=None, dtype=np.float32):
-    if stop is None:
-        start, stop = 0, start
-    vals = np.repeat(np.arange(start, stop, step, dtype=np.float64), int(repeat))
-    return array(vals, ctx=ctx, dtype=dtype)
+    """Evenly spaced values in [start, stop), each repeated `repeat` times (op _arange)."""
+    return _op("_arange", start=start, stop=stop, step=step, repeat=int(repeat), infer_range=False, ctx=ctx,
+               dtype=_creation_dtype(dtype))
+
+
+def linspace(start, stop, num, endpoint=True, ctx=None, dtype=np.float32):
+    """`num` evenly spaced samples over [start, stop] (op _linspace)."""
+    return _op("_linspace", start=start, stop=stop, num=int(num), endpoint=endpoint, ctx=ctx,
+               dtype=_creation_dtype(dtype))
+
+
+def eye(N, M=0, k=0, ctx=None, dtype=None, **kwargs):
+    """A 2-D array with ones on the k-th diagonal (op _eye)."""
+    return _op("_eye", N=N, M=M, k=k, ctx=ctx, dtype=_creation_dtype(dtype), **kwargs)
 
 
 def concatenate(arrays, axis=0, always_copy=True):
