@@ -6,6 +6,7 @@ the *reference* (so expectations never come from our kernels).
 float32 rows run the oneDNN path where it applies; float64 always runs the plain kernels.
 MXNET_ONEDNN_ENABLED is read once at load, so `plain_path_rerun(__file__)` gives a test
 module a test that re-runs its rows in a subprocess with MXNET_ONEDNN_ENABLED=0."""
+import copy
 import os
 import subprocess
 import sys
@@ -17,7 +18,8 @@ import mxnet as mx
 
 FWD_TOL = {"float32": (2e-4, 2e-5), "float64": (1e-9, 1e-10),
            "float16": (1e-2, 1e-2), "bfloat16": (3e-2, 3e-2)}
-GRAD_TOL = {"float32": (2e-3, 2e-4), "float64": (1e-6, 1e-8)}
+GRAD_TOL = {"float32": (2e-3, 2e-4), "float64": (1e-6, 1e-8), "float16": (3e-2, 3e-2), "bfloat16": (8e-2, 8e-2)}
+HALF = ("float16", "bfloat16")
 # A parameter value replaced by the row's dtype (ops with a dtype parameter, e.g. Embedding).
 ROW_DTYPE = "<row dtype>"
 
@@ -36,14 +38,25 @@ class Case:
     train: run under autograd train mode (BatchNorm batch statistics, Dropout)."""
 
     def __init__(self, op, name, inputs, params, ref, grad=(0,), train=False, const=(), outputs=1,
-                 dtypes=("float32", "float64"), fwd_tol=None, grad_tol=None, eps=1e-6):
+                 dtypes=("float32", "float64"), fwd_tol=None, grad_tol=None, eps=1e-6, f32_inputs=()):
         self.op, self.name, self.inputs, self.params, self.ref = op, name, inputs, params, ref
         self.grad, self.train, self.const, self.outputs, self.dtypes = grad, train, const, outputs, dtypes
         self.fwd_tol, self.grad_tol, self.eps = fwd_tol or {}, grad_tol or {}, eps
+        self.f32_inputs = f32_inputs  # stay float32 for half-typed data (BatchNorm's gamma, beta, stats)
 
     @property
     def id(self):
         return "%s-%s" % (self.op, self.name)
+
+
+def with_dtypes(cases, dtypes):
+    """The same rows run in other dtypes (half types: forward and gradients, loose tolerances)."""
+    out = []
+    for c in cases:
+        d = copy.copy(c)
+        d.dtypes = dtypes
+        out.append(d)
+    return out
 
 
 def ids(cases):
@@ -60,6 +73,8 @@ def grad_params(cases):
 
 
 def _to_nd(case, i, a, dtype):
+    if dtype in HALF and i in case.f32_inputs:
+        dtype = "float32"
     if i in case.const or not np.issubdtype(np.asarray(a).dtype, np.floating):
         return mx.nd.array(a, dtype=np.asarray(a).dtype if i not in case.const else dtype)
     if dtype == "bfloat16":
@@ -68,6 +83,8 @@ def _to_nd(case, i, a, dtype):
 
 
 def _rounded(case, i, a, dtype):
+    if dtype in HALF and i in case.f32_inputs:
+        dtype = "float32"
     a = np.asarray(a)
     if i in case.const or not np.issubdtype(a.dtype, np.floating):
         return a
@@ -143,12 +160,12 @@ def check_grad(case, dtype):
     rec = mx.autograd.record(train_mode=case.train)
     with rec:
         out = _outputs(_call(case, arrays, dtype), 1)[0]
-    head = np.random.RandomState(7).uniform(0.5, 1.5, out.shape)
-    out.backward(mx.nd.array(head, dtype=dtype), train_mode=case.train)
+    head = _rounded(case, -1, np.random.RandomState(7).uniform(0.5, 1.5, out.shape), dtype)
+    out.backward(_to_nd(case, -1, head, dtype), train_mode=case.train)
     base = [_rounded(case, i, a, dtype) for i, a in enumerate(case.inputs)]
     rtol, atol = case.grad_tol.get(dtype, GRAD_TOL[dtype])
     for k in case.grad:
-        got = arrays[k].grad.asnumpy().astype(np.float64)
+        got = _np(arrays[k].grad).astype(np.float64)
         full, dirs = numeric_grad(case, base, k, head, dtype)
         if full is not None:
             np.testing.assert_allclose(got, full, rtol=rtol, atol=atol, err_msg="gradient of input %d" % k)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import mxnet as mx
-from nn_op_table import Case, check_error, check_forward, check_grad, fwd_params, grad_params, plain_path_rerun
+from nn_op_table import HALF, Case, with_dtypes, check_error, check_forward, check_grad, fwd_params, grad_params, plain_path_rerun
 
 R = np.random.RandomState(14)
 erf = np.vectorize(math.erf)
@@ -89,7 +89,9 @@ for kind in ("softmax", "log_softmax", "softmin"):
         Case(kind, "length_axis0_temperature", [R.randn(4, 2), np.array([3, 4], np.int32)],
              dict(use_length=True, axis=0, temperature=2.0), softmax_ref(kind)),
     ]
-ROWS = ACT + LEAKY + SOFTMAX
+HALF_ROWS = with_dtypes(ACT + [c for c in LEAKY if c.name in ("leaky_slope", "elu", "selu", "gelu", "prelu_channel")],
+                        HALF)
+ROWS = ACT + LEAKY + SOFTMAX + HALF_ROWS
 
 
 @pytest.mark.parametrize("case,dtype", fwd_params(ROWS))

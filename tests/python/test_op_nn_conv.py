@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import mxnet as mx
-from nn_op_table import Case, check_error, check_forward, check_grad, fwd_params, grad_params, plain_path_rerun
+from nn_op_table import HALF, Case, with_dtypes, check_error, check_forward, check_grad, fwd_params, grad_params, plain_path_rerun
 
 R = np.random.RandomState(11)
 
@@ -136,7 +136,10 @@ FC = [
          dict(num_hidden=2, flatten=False, no_bias=True), fc_ref, grad=(0, 1)),
 ]
 
-ROWS = CONV + DECONV + FC
+# float16 / bfloat16: bfloat16 runs oneDNN's native kernels, float16 (and the plain-path
+# rerun) widens to float32; either way a supported dtype, never a type error.
+HALF_ROWS = with_dtypes([CONV[0], CONV[4], CONV[8], CONV[10], CONV[12], DECONV[0], DECONV[5], FC[0], FC[2]], HALF)
+ROWS = CONV + DECONV + FC + HALF_ROWS
 
 
 @pytest.mark.parametrize("case,dtype", fwd_params(ROWS))

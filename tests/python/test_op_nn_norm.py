@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import mxnet as mx
-from nn_op_table import Case, check_error, check_forward, check_grad, fwd_params, grad_params, plain_path_rerun
+from nn_op_table import HALF, Case, with_dtypes, check_error, check_forward, check_grad, fwd_params, grad_params, plain_path_rerun
 
 R = np.random.RandomState(13)
 
@@ -39,7 +39,7 @@ def bn_case(name, shape, train=True, **params):
     inputs = [R.randn(*shape) * 2 + 0.5, R.rand(c) + 0.5, R.randn(c), R.randn(c) * 0.1, R.rand(c) + 0.5]
     outputs = 3 if params.get("output_mean_var") else 1
     return Case("BatchNorm", name, inputs, params, bn_ref(train), grad=(0, 1, 2), train=train, outputs=outputs,
-                eps=1e-5, grad_tol={"float32": (5e-3, 5e-4)})
+                eps=1e-5, grad_tol={"float32": (5e-3, 5e-4)}, f32_inputs=(1, 2, 3, 4))
 
 
 def layer_norm_ref(x, gamma, beta, axis=-1, eps=1e-5, output_mean_var=False):
@@ -124,6 +124,11 @@ NORM = [
     Case("LRN", "params", [R.randn(1, 6, 2, 3)], dict(nsize=5, alpha=0.1, beta=0.5, knorm=1.5), lrn_ref),
     Case("LRN", "nsize1", [R.randn(1, 3, 2, 2)], dict(nsize=1, alpha=0.5), lrn_ref),
 ]
+
+
+# Half-typed data with float32 gamma, beta and statistics (MXNet's BatchNorm contract).
+NORM = NORM + with_dtypes([c for c in NORM if c.op == "BatchNorm" and c.name in (
+    "train_free_gamma", "train_axis_last", "inference", "train_output_mean_var")], HALF)
 
 
 @pytest.mark.parametrize("case,dtype", fwd_params(NORM))

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import mxnet as mx
-from nn_op_table import Case, check_error, check_forward, check_grad, fwd_params, grad_params, plain_path_rerun
+from nn_op_table import HALF, Case, with_dtypes, check_error, check_forward, check_grad, fwd_params, grad_params, plain_path_rerun
 
 R = np.random.RandomState(12)
 
@@ -96,6 +96,11 @@ POOL = [
     case("lp3", R.rand(1, 2, 5, 5) + 0.5, kernel=(3, 3), stride=(2, 2), pool_type="lp", p_value=3),
     case("lp2_global", R.rand(1, 2, 3, 3) + 0.5, kernel=(1, 1), pool_type="lp", p_value=2, global_pool=True),
 ]
+
+
+HALF_ROWS = with_dtypes([c for c in POOL if c.name in ("max_2d", "max_2d_pad", "avg_pad_include", "avg_pad_exclude",
+                                                         "sum_2d", "max_global", "avg_nwc", "lp2")], HALF)
+POOL = POOL + HALF_ROWS
 
 
 @pytest.mark.parametrize("case,dtype", fwd_params(POOL))

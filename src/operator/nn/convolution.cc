@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "operator/nn/conv_plain.h"
+#include "operator/nn/half_via_float.h"
 #include "operator/nn/onednn/onednn_conv.h"
 
 namespace mxnet {
@@ -70,6 +71,11 @@ void ConvolutionCompute(const NodeAttrs& attrs, const OpContext& ctx, const std:
     return;
   }
 #endif
+  // float16 (and bfloat16 without oneDNN) widen to float32: see half_via_float.h.
+  if (IsHalfType(in[0].type_flag_)) {
+    return ComputeInFloat32(in, req, out, [&](const std::vector<TBlob>& i, const std::vector<OpReqType>& r,
+                                              const std::vector<TBlob>& o) { ConvolutionCompute(attrs, ctx, i, r, o); });
+  }
   MXNET_GEMM_TYPE_SWITCH(in[0].type_flag_, "Convolution", D,
                          { PlainConvForward<D>(g, cl, in[0], in[1], bias, out[0], req[0], ctx.requested[0]); });
 }
@@ -89,6 +95,11 @@ void ConvolutionBackward(const NodeAttrs& attrs, const OpContext& ctx, const std
     return;
   }
 #endif
+  // float16 (and bfloat16 without oneDNN) widen to float32: see half_via_float.h.
+  if (IsHalfType(in[1].type_flag_)) {
+    return ComputeInFloat32(in, req, out, [&](const std::vector<TBlob>& i, const std::vector<OpReqType>& r,
+                                              const std::vector<TBlob>& o) { ConvolutionBackward(attrs, ctx, i, r, o); });
+  }
   MXNET_GEMM_TYPE_SWITCH(in[1].type_flag_, "_backward_Convolution", D, {
     PlainConvBackward<D>(g, cl, in[0], in[1], in[2], dx, dw, db, req, ctx.requested[0]);
   });

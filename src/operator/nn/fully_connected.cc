@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "operator/nn/conv_im2col.h"
+#include "operator/nn/half_via_float.h"
 #include "operator/nn/nn_util.h"
 #include "operator/nn/onednn/onednn_ops.h"
 
@@ -85,6 +86,11 @@ void FCCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<T
     return;
   }
 #endif
+  // float16 (and bfloat16 without oneDNN) widen to float32: see half_via_float.h.
+  if (IsHalfType(in[0].type_flag_)) {
+    return ComputeInFloat32(in, req, out, [&](const std::vector<TBlob>& i, const std::vector<OpReqType>& r,
+                                              const std::vector<TBlob>& o) { FCCompute(attrs, ctx, i, r, o); });
+  }
   MXNET_GEMM_TYPE_SWITCH(in[0].type_flag_, "FullyConnected", D, {
     D* y = out[0].dptr<D>();
     Gemm(false, true, M, H, K, D(1), in[0].dptr<D>(), K, in[1].dptr<D>(), K, BetaFor<D>(req[0]), y, H);
@@ -109,6 +115,11 @@ void FCBackward(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<
     return;
   }
 #endif
+  // float16 (and bfloat16 without oneDNN) widen to float32: see half_via_float.h.
+  if (IsHalfType(in[1].type_flag_)) {
+    return ComputeInFloat32(in, req, out, [&](const std::vector<TBlob>& i, const std::vector<OpReqType>& r,
+                                              const std::vector<TBlob>& o) { FCBackward(attrs, ctx, i, r, o); });
+  }
   MXNET_GEMM_TYPE_SWITCH(in[1].type_flag_, "_backward_FullyConnected", D, {
     const D* dy = in[0].dptr<D>();
     if (dx) Gemm(false, false, M, K, H, D(1), dy, H, in[2].dptr<D>(), K, BetaFor<D>(req[0]), dx->dptr<D>(), K);

@@ -75,7 +75,7 @@ struct ChannelOf {
 
 #if MXNET_USE_ONEDNN
 bool OneDNNAlg(int t, int dtype, int64_t n, dnnl::algorithm* alg) {
-  if (!onednn::Enabled() || dtype != kFloat32 || n == 0) return false;
+  if (!onednn::Enabled() || !onednn::SupportedType(dtype) || n == 0) return false;
   if (t == kLeaky) *alg = dnnl::algorithm::eltwise_relu;  // relu with alpha = negative slope
   else if (t == kELU) *alg = dnnl::algorithm::eltwise_elu;
   else if (t == kGELU) *alg = dnnl::algorithm::eltwise_gelu_erf;

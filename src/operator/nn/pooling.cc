@@ -313,8 +313,10 @@ void PoolingBackward(const NodeAttrs& attrs, const OpContext& ctx, const std::ve
   const PoolGeom g = MakePoolGeom(attrs, ToChannelFirst(in[1].shape_, cl));
 #if MXNET_USE_ONEDNN
   onednn::PoolDesc d;
-  if (req[0] != kAddTo && g.type == kAvgPool && OneDNNPool(g, in[1].type_flag_, cl, &d))
-    return onednn::AvgPoolBackward(d, in[0], out[0]);
+  if (req[0] != kAddTo && OneDNNPool(g, in[1].type_flag_, cl, &d)) {
+    if (g.type == kAvgPool) return onednn::AvgPoolBackward(d, in[0], out[0]);
+    return onednn::MaxPoolBackward(d, in[0], in[1], out[0]);
+  }
 #endif
   MXNET_REAL_TYPE_SWITCH(in[1].type_flag_, D,
                          { PlainPoolingBackward<D>(g, cl, in[0], in[1], in[2], out[0], req[0], ctx); });

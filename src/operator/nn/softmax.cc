@@ -1,8 +1,9 @@
 /*!
  * \file softmax.cc
  * \brief softmax, log_softmax and softmin along an axis (temperature, output dtype, length
- *        masking) and their `_backward_*` ops. oneDNN softmax / logsoftmax for the plain
- *        float32 case (T = 1, no length); otherwise the reference loops below.
+ *        masking) and their `_backward_*` ops. oneDNN softmax / logsoftmax take float32
+ *        without length masking (temperature and softmin's sign as a scale of the input);
+ *        otherwise the reference loops below.
  */
 #include <cmath>
 #include <limits>
@@ -133,6 +134,23 @@ void SoftmaxGradPlain(SoftmaxKind kind, const AxisView& v, double temp, const DO
   }
 }
 
+#if MXNET_USE_ONEDNN
+/*! \brief float32 in and out, no length masking, overwritten output, a rank oneDNN takes. */
+bool UseOneDNN(const TBlob& data, const TBlob& res, OpReqType req, const TBlob* len) {
+  return onednn::Enabled() && !len && req != kAddTo && data.type_flag_ == kFloat32 && res.type_flag_ == kFloat32 &&
+         data.Size() > 0 && data.ndim() <= 6;
+}
+/*! \brief softmax(x/T), log_softmax(x/T) and softmin(x) = softmax(-x/T) as oneDNN softmax of scale * x. */
+float OneDNNScale(SoftmaxKind kind, double temp) {
+  return static_cast<float>((kind == kSoftmin ? -1.0 : 1.0) / temp);
+}
+void ScaleInto(const TBlob& src, const TBlob& dst, float scale) {
+  const float* x = src.dptr<float>();
+  float* y = dst.dptr<float>();
+  ParallelFor(src.Size(), [&](int64_t i) { y[i] = x[i] * scale; });
+}
+#endif
+
 template <SoftmaxKind kKind>
 void SoftmaxCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
                     const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
@@ -142,9 +160,13 @@ void SoftmaxCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vec
   const AxisView v(attrs, in[0].shape_);
   const TBlob* len = UseLength(attrs) ? &in[1] : nullptr;
 #if MXNET_USE_ONEDNN
-  if (kKind != kSoftmin && onednn::Enabled() && temp == 1.0 && !len && req[0] != kAddTo &&
-      in[0].type_flag_ == kFloat32 && out[0].type_flag_ == kFloat32 && in[0].Size() > 0 && in[0].ndim() <= 6)
-    return onednn::SoftmaxForward(kKind == kLogSoftmax, in[0], out[0], v.axis);
+  if (UseOneDNN(in[0], out[0], req[0], len)) {
+    const float scale = OneDNNScale(kKind, temp);
+    if (scale == 1.f) return onednn::SoftmaxForward(kKind == kLogSoftmax, in[0], out[0], v.axis);
+    // softmax(x / T) = softmax of the scaled copy, computed in place in the output.
+    ScaleInto(in[0], out[0], scale);
+    return onednn::SoftmaxForward(kKind == kLogSoftmax, out[0], out[0], v.axis);
+  }
 #endif
   MXNET_REAL_TYPE_SWITCH(in[0].type_flag_, DI, {
     MXNET_REAL_TYPE_SWITCH(out[0].type_flag_, DO, {
@@ -164,9 +186,13 @@ void SoftmaxBackward(const NodeAttrs& attrs, const OpContext& ctx, const std::ve
   const double temp = p.temperature.has_value() ? p.temperature.value() : 1.0;
   const AxisView v(attrs, in[1].shape_);
 #if MXNET_USE_ONEDNN
-  if (kKind != kSoftmin && onednn::Enabled() && temp == 1.0 && !len && req[0] != kAddTo &&
-      in[1].type_flag_ == kFloat32 && out[0].type_flag_ == kFloat32 && in[1].Size() > 0 && in[1].ndim() <= 6)
-    return onednn::SoftmaxBackward(kKind == kLogSoftmax, in[0], in[1], out[0], v.axis);
+  if (UseOneDNN(in[1], out[0], req[0], len)) {
+    // d softmax(s * x) / dx = s * (the Jacobian at s * x), so the gradient is scaled after.
+    onednn::SoftmaxBackward(kKind == kLogSoftmax, in[0], in[1], out[0], v.axis);
+    const float scale = OneDNNScale(kKind, temp);
+    if (scale != 1.f) ScaleInto(out[0], out[0], scale);
+    return;
+  }
 #endif
   MXNET_REAL_TYPE_SWITCH(in[1].type_flag_, DO, {
     MXNET_REAL_TYPE_SWITCH(out[0].type_flag_, DI, {

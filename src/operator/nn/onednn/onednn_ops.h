@@ -31,8 +31,10 @@ struct PoolDesc {
   std::vector<int64_t> kernel, stride, pad_l, pad_r;
 };
 void PoolForward(const PoolDesc& p, const TBlob& x, const TBlob& y);
-/*! \brief Average pooling backward (max pooling's backward is the plain arg-max scan). */
+/*! \brief Average pooling backward. */
 void AvgPoolBackward(const PoolDesc& p, const TBlob& dy, const TBlob& dx);
+/*! \brief Max pooling backward from the forward input x (re-runs the forward for the arg-max workspace). */
+void MaxPoolBackward(const PoolDesc& p, const TBlob& dy, const TBlob& x, const TBlob& dx);
 
 // ---- batch normalization over axis 1 ----
 /*! \brief Training: writes batch mean and (biased) variance; inference: reads them. */

@@ -1,7 +1,9 @@
 /*!
  * \file onednn_pooling.cc
  * \brief oneDNN pooling on plain channel-first tensors: max and average forward (inference
- *        propagation, so max needs no workspace) and average backward.
+ *        propagation, so the forward op keeps a single output and no workspace), average
+ *        backward, and max backward, which re-runs the training forward to get oneDNN's
+ *        arg-max workspace (see MaxPoolBackward).
  */
 #if MXNET_USE_ONEDNN
 
@@ -39,6 +41,13 @@ struct BwdEntry {
   dnnl::memory ddst, dsrc;
 };
 
+/*! \brief Max backward: the training forward (for its workspace) and the backward primitive. */
+struct MaxBwdEntry {
+  dnnl::pooling_forward fwd;
+  dnnl::pooling_backward bwd;
+  dnnl::memory src, dst, ws, ddst, dsrc;  // dst and ws are owned scratch of this entry
+};
+
 }  // namespace
 
 void PoolForward(const PoolDesc& p, const TBlob& x, const TBlob& y) {
@@ -70,6 +79,33 @@ void AvgPoolBackward(const PoolDesc& p, const TBlob& dy, const TBlob& dx) {
   e.dsrc.set_data_handle(dx.dptr_);
   dnnl::stream& s = ThreadStream();
   e.prim.execute(s, {{DNNL_ARG_DIFF_DST, e.ddst}, {DNNL_ARG_DIFF_SRC, e.dsrc}});
+  s.wait();
+}
+
+void MaxPoolBackward(const PoolDesc& p, const TBlob& dy, const TBlob& x, const TBlob& dx) {
+  // The forward op runs forward_inference and has no hidden workspace output (its output
+  // count is MXNet's); re-running the training forward here costs one pooling pass and
+  // replaces the plain kernel's window re-scan with oneDNN's vectorised scatter.
+  thread_local PrimitiveCache<MaxBwdEntry> cache;
+  MaxBwdEntry& e = cache.Get(MakeKey(p, x, dy), [&] {
+    const auto src = PlainDesc(x), dst = PlainDesc(dy);
+    dnnl::pooling_forward::primitive_desc fpd(FwdDesc(p, src, dst, dnnl::prop_kind::forward_training), CpuEngine());
+    dnnl::pooling_backward::primitive_desc bpd(
+        dnnl::pooling_backward::desc(Alg(p), src, dst, p.stride, p.kernel, p.pad_l, p.pad_r), CpuEngine(), fpd);
+    return MaxBwdEntry{dnnl::pooling_forward(fpd),
+                       dnnl::pooling_backward(bpd),
+                       dnnl::memory(src, CpuEngine(), DNNL_MEMORY_NONE),
+                       dnnl::memory(fpd.dst_desc(), CpuEngine()),
+                       dnnl::memory(fpd.workspace_desc(), CpuEngine()),
+                       dnnl::memory(bpd.diff_dst_desc(), CpuEngine(), DNNL_MEMORY_NONE),
+                       dnnl::memory(bpd.diff_src_desc(), CpuEngine(), DNNL_MEMORY_NONE)};
+  });
+  e.src.set_data_handle(x.dptr_);
+  e.ddst.set_data_handle(dy.dptr_);
+  e.dsrc.set_data_handle(dx.dptr_);
+  dnnl::stream& s = ThreadStream();
+  e.fwd.execute(s, {{DNNL_ARG_SRC, e.src}, {DNNL_ARG_DST, e.dst}, {DNNL_ARG_WORKSPACE, e.ws}});
+  e.bwd.execute(s, {{DNNL_ARG_DIFF_DST, e.ddst}, {DNNL_ARG_WORKSPACE, e.ws}, {DNNL_ARG_DIFF_SRC, e.dsrc}});
   s.wait();
 }
 
