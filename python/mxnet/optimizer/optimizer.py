@@ -191,6 +191,15 @@ class Optimizer(object):
         self.__dict__.update(state)
 
 
+def _aggregation_size():
+    """MXNET_OPTIMIZER_AGGREGATION_SIZE as the runtime holds it (validated there: 1 to 60)."""
+    import ctypes
+    from ..base import _LIB, check_call, c_str
+    value = ctypes.c_char_p()
+    check_call(_LIB.MXGetEnv(c_str("MXNET_OPTIMIZER_AGGREGATION_SIZE"), ctypes.byref(value)))
+    return int(value.value) if value.value else 4
+
+
 def _zeros_like(weight):
     from .. import ndarray as nd
     return nd.zeros(weight.shape, ctx=weight.context, dtype=weight.dtype)
@@ -257,13 +266,25 @@ class Updater(object):
         weights = weight if isinstance(weight, (list, tuple)) else [weight]
         if weights:
             self.optimizer._set_current_context(_ctx_key(weights[0]))
-        for idx, g, w in zip(indices, grads, weights):
+        for idx, w in zip(indices, weights):
             if idx not in self.states:
                 self.states[idx] = self.optimizer.create_state_multi_precision(idx, w)
                 self.states_synced[idx] = True
             elif not self.states_synced.get(idx, True):
                 self.states[idx] = _states_to_device(self.states[idx], w.context)
                 self.states_synced[idx] = True
+        size = self.optimizer.aggregate_num
+        if size > 1 and len(indices) > 1:
+            # Optimizers that aggregate take lists: up to `size` weights of one dtype per call.
+            by_dtype = {}
+            for item in zip(indices, grads, weights):
+                by_dtype.setdefault(item[2].dtype, []).append(item)
+            for items in by_dtype.values():
+                for start in range(0, len(items), size):
+                    idx, g, w = (list(t) for t in zip(*items[start:start + size]))
+                    self.optimizer.update_multi_precision(idx, w, g, [self.states[i] for i in idx])
+            return
+        for idx, g, w in zip(indices, grads, weights):
             self.optimizer.update_multi_precision(idx, w, g, self.states[idx])
 
     def get_states(self, dump_optimizer=False):

@@ -1,6 +1,8 @@
 """Momentum-family rules: SGD, NAG (Nesterov) and Signum / signSGD."""
+import numpy as np
+
 from .. import ndarray as nd
-from .optimizer import Optimizer, register, _zeros_like
+from .optimizer import Optimizer, register, _zeros_like, _aggregation_size
 
 __all__ = ["SGD", "NAG", "Signum"]
 
@@ -11,17 +13,23 @@ class SGD(Optimizer):
 
     Without momentum: w = (1 - lr*wd) * w - lr * clip(rescale * g).
     With momentum m:  v = m*v - lr*wd*w - lr*clip(rescale * g); w = w + v.
+    Lists of weights (from the Updater, at most MXNET_OPTIMIZER_AGGREGATION_SIZE of one dtype)
+    go through one multi_*sgd*_update call.
     """
 
     def __init__(self, momentum=0.0, lazy_update=True, **kwargs):
         super(SGD, self).__init__(**kwargs)
         self.momentum = momentum
         self.lazy_update = lazy_update
+        self.aggregate_num = _aggregation_size()
 
     def create_state(self, index, weight):
         return _zeros_like(weight) if self.momentum != 0.0 else None
 
     def update(self, index, weight, grad, state):
+        if isinstance(index, (list, tuple)):
+            self._update_aggregated(index, weight, grad, state, False)
+            return
         self._update_count(index)
         lr, wd = self._get_lr(index), self._get_wd(index)
         kwargs = self._clip_kwargs()
@@ -31,6 +39,30 @@ class SGD(Optimizer):
         else:
             nd.sgd_update(weight, grad, out=weight, lr=lr, wd=wd, lazy_update=self.lazy_update,
                           **kwargs)
+
+    def update_multi_precision(self, index, weight, grad, state):
+        if isinstance(index, (list, tuple)):
+            mp = self.multi_precision and weight[0].dtype == np.float16
+            self._update_aggregated(index, weight, grad, state, mp)
+        else:
+            super(SGD, self).update_multi_precision(index, weight, grad, state)
+
+    def _update_aggregated(self, indices, weights, grads, states, mp):
+        """One multi-tensor op for all weights; mp: states are (float32 master, momentum or None)."""
+        self._update_count(indices)
+        kwargs = self._clip_kwargs()
+        data = []
+        for w, g, s in zip(weights, grads, states):
+            data += [w, g]
+            master, mom = s if mp else (None, s)
+            data += [a for a in (mom, master) if a is not None]
+        name = "multi_mp_sgd" if mp else "multi_sgd"
+        if self.momentum != 0.0:
+            name += "_mom"
+            kwargs["momentum"] = self.momentum
+        getattr(nd, name + "_update")(*data, out=list(weights), num_weights=len(weights),
+                                      lrs=tuple(self._get_lrs(indices)), wds=tuple(self._get_wds(indices)),
+                                      **kwargs)
 
 
 @register
