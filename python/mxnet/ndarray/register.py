@@ -122,7 +122,7 @@ def _call(info, args, kwargs):
             continue
         keys.append(k)
         vals.append(_param_str(k, v))
-    if not inputs and "ctx" not in keys and not out:
+    if not inputs and "ctx" not in keys and out is None:
         keys.append("ctx")
         vals.append(str(current_context()))
     return imperative_invoke(info.handle, inputs, keys, vals, out)
