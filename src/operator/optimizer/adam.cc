@@ -28,12 +28,16 @@ struct AdamParam : public dmlc::Parameter<AdamParam> {
         "Weight decay augments the objective function with a regularization term that penalizes large weights. "
         "The penalty scales with the square of the magnitude of each weight.");
     DMLC_DECLARE_FIELD(rescale_grad).set_default(1.0f).describe("Rescale gradient to grad = rescale_grad*grad.");
-    DMLC_DECLARE_FIELD(clip_gradient).set_default(-1.0f).describe(
-        "Clip gradient to the range of [-clip_gradient, clip_gradient] If clip_gradient <= 0, gradient clipping "
-        "is turned off. grad = max(min(grad, clip_gradient), -clip_gradient).");
-    DMLC_DECLARE_FIELD(lazy_update).set_default(true).describe(
-        "If true, lazy updates are applied if gradient's stype is row_sparse and all of w, m and v have the same "
-        "stype (dense arrays always update every row).");
+    DMLC_DECLARE_FIELD(clip_gradient)
+        .set_default(-1.0f)
+        .describe(
+            "Clip gradient to the range of [-clip_gradient, clip_gradient] If clip_gradient <= 0, gradient clipping "
+            "is turned off. grad = max(min(grad, clip_gradient), -clip_gradient).");
+    DMLC_DECLARE_FIELD(lazy_update)
+        .set_default(true)
+        .describe(
+            "If true, lazy updates are applied if gradient's stype is row_sparse and all of w, m and v have the same "
+            "stype (dense arrays always update every row).");
   }
 };
 DMLC_REGISTER_PARAMETER(AdamParam);
@@ -49,9 +53,11 @@ struct AdamWParam : public dmlc::Parameter<AdamWParam> {
         "Weight decay augments the objective function with a regularization term that penalizes large weights. "
         "The penalty scales with the square of the magnitude of each weight.");
     DMLC_DECLARE_FIELD(eta).describe("Learning rate schedule multiplier");
-    DMLC_DECLARE_FIELD(clip_gradient).set_default(-1.0f).describe(
-        "Clip gradient to the range of [-clip_gradient, clip_gradient] If clip_gradient <= 0, gradient clipping "
-        "is turned off. grad = max(min(grad, clip_gradient), -clip_gradient).");
+    DMLC_DECLARE_FIELD(clip_gradient)
+        .set_default(-1.0f)
+        .describe(
+            "Clip gradient to the range of [-clip_gradient, clip_gradient] If clip_gradient <= 0, gradient clipping "
+            "is turned off. grad = max(min(grad, clip_gradient), -clip_gradient).");
   }
 };
 DMLC_REGISTER_PARAMETER(AdamWParam);
@@ -71,9 +77,11 @@ struct LambPhase1Param : public dmlc::Parameter<LambPhase1Param> {
         "Weight decay augments the objective function with a regularization term that penalizes large weights. "
         "The penalty scales with the square of the magnitude of each weight.");
     DMLC_DECLARE_FIELD(rescale_grad).set_default(1.0f).describe("Rescale gradient to grad = rescale_grad*grad.");
-    DMLC_DECLARE_FIELD(clip_gradient).set_default(-1.0f).describe(
-        "Clip gradient to the range of [-clip_gradient, clip_gradient] If clip_gradient <= 0, gradient clipping "
-        "is turned off. grad = max(min(grad, clip_gradient), -clip_gradient).");
+    DMLC_DECLARE_FIELD(clip_gradient)
+        .set_default(-1.0f)
+        .describe(
+            "Clip gradient to the range of [-clip_gradient, clip_gradient] If clip_gradient <= 0, gradient clipping "
+            "is turned off. grad = max(min(grad, clip_gradient), -clip_gradient).");
   }
 };
 DMLC_REGISTER_PARAMETER(LambPhase1Param);
@@ -82,10 +90,12 @@ struct LambPhase2Param : public dmlc::Parameter<LambPhase2Param> {
   float lr, lower_bound, upper_bound;
   DMLC_DECLARE_PARAMETER(LambPhase2Param) {
     DMLC_DECLARE_FIELD(lr).describe("Learning rate");
-    DMLC_DECLARE_FIELD(lower_bound).set_default(-1.0f).describe(
-        "Lower limit of norm of weight. If lower_bound <= 0, Lower limit is not set");
-    DMLC_DECLARE_FIELD(upper_bound).set_default(-1.0f).describe(
-        "Upper limit of norm of weight. If upper_bound <= 0, Upper limit is not set");
+    DMLC_DECLARE_FIELD(lower_bound)
+        .set_default(-1.0f)
+        .describe("Lower limit of norm of weight. If lower_bound <= 0, Lower limit is not set");
+    DMLC_DECLARE_FIELD(upper_bound)
+        .set_default(-1.0f)
+        .describe("Upper limit of norm of weight. If upper_bound <= 0, Upper limit is not set");
   }
 };
 DMLC_REGISTER_PARAMETER(LambPhase2Param);
@@ -141,8 +151,8 @@ void AdamWCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<TB
     S* var = in[3].dptr<S>();
     float* w32 = kMP ? in[4].dptr<float>() : nullptr;
     DType* y = out[0].dptr<DType>();
-    const C lr = p.lr, b1 = p.beta1, b2 = p.beta2, eps = p.epsilon, wd = p.wd, eta = p.eta,
-            clip = p.clip_gradient, sc = C(scale);
+    const C lr = p.lr, b1 = p.beta1, b2 = p.beta2, eps = p.epsilon, wd = p.wd, eta = p.eta, clip = p.clip_gradient,
+            sc = C(scale);
     const OpReqType r = req[0];
     ParallelFor(in[0].Size(), [&](int64_t i) {
       C wi = kMP ? C(w32[i]) : C(w[i]);
@@ -172,8 +182,8 @@ void LambPhase1Compute(const NodeAttrs& attrs, const OpContext&, const std::vect
     DType* mean = in[2].dptr<DType>();
     DType* var = in[3].dptr<DType>();
     DType* y = out[0].dptr<DType>();
-    const C b1 = p.beta1, b2 = p.beta2, eps = p.epsilon, wd = p.wd, rescale = p.rescale_grad,
-            clip = p.clip_gradient, bc1 = C(c1), bc2 = C(c2);
+    const C b1 = p.beta1, b2 = p.beta2, eps = p.epsilon, wd = p.wd, rescale = p.rescale_grad, clip = p.clip_gradient,
+            bc1 = C(c1), bc2 = C(c2);
     const OpReqType r = req[0];
     ParallelFor(in[0].Size(), [&](int64_t i) {
       const C gi = ClipGrad(rescale * C(g[i]), clip);

@@ -22,9 +22,11 @@ struct FtrlParam : public dmlc::Parameter<FtrlParam> {
         "Weight decay augments the objective function with a regularization term that penalizes large weights. "
         "The penalty scales with the square of the magnitude of each weight.");
     DMLC_DECLARE_FIELD(rescale_grad).set_default(1.0f).describe("Rescale gradient to grad = rescale_grad*grad.");
-    DMLC_DECLARE_FIELD(clip_gradient).set_default(-1.0f).describe(
-        "Clip gradient to the range of [-clip_gradient, clip_gradient] If clip_gradient <= 0, gradient clipping "
-        "is turned off. grad = max(min(grad, clip_gradient), -clip_gradient).");
+    DMLC_DECLARE_FIELD(clip_gradient)
+        .set_default(-1.0f)
+        .describe(
+            "Clip gradient to the range of [-clip_gradient, clip_gradient] If clip_gradient <= 0, gradient clipping "
+            "is turned off. grad = max(min(grad, clip_gradient), -clip_gradient).");
   }
 };
 DMLC_REGISTER_PARAMETER(FtrlParam);
@@ -37,9 +39,11 @@ struct SignSGDParam : public dmlc::Parameter<SignSGDParam> {
         "Weight decay augments the objective function with a regularization term that penalizes large weights. "
         "The penalty scales with the square of the magnitude of each weight.");
     DMLC_DECLARE_FIELD(rescale_grad).set_default(1.0f).describe("Rescale gradient to grad = rescale_grad*grad.");
-    DMLC_DECLARE_FIELD(clip_gradient).set_default(-1.0f).describe(
-        "Clip gradient to the range of [-clip_gradient, clip_gradient] If clip_gradient <= 0, gradient clipping "
-        "is turned off. grad = max(min(grad, clip_gradient), -clip_gradient).");
+    DMLC_DECLARE_FIELD(clip_gradient)
+        .set_default(-1.0f)
+        .describe(
+            "Clip gradient to the range of [-clip_gradient, clip_gradient] If clip_gradient <= 0, gradient clipping "
+            "is turned off. grad = max(min(grad, clip_gradient), -clip_gradient).");
   }
 };
 DMLC_REGISTER_PARAMETER(SignSGDParam);
@@ -53,9 +57,11 @@ struct SignumParam : public dmlc::Parameter<SignumParam> {
         "Weight decay augments the objective function with a regularization term that penalizes large weights. "
         "The penalty scales with the square of the magnitude of each weight.");
     DMLC_DECLARE_FIELD(rescale_grad).set_default(1.0f).describe("Rescale gradient to grad = rescale_grad*grad.");
-    DMLC_DECLARE_FIELD(clip_gradient).set_default(-1.0f).describe(
-        "Clip gradient to the range of [-clip_gradient, clip_gradient] If clip_gradient <= 0, gradient clipping "
-        "is turned off. grad = max(min(grad, clip_gradient), -clip_gradient).");
+    DMLC_DECLARE_FIELD(clip_gradient)
+        .set_default(-1.0f)
+        .describe(
+            "Clip gradient to the range of [-clip_gradient, clip_gradient] If clip_gradient <= 0, gradient clipping "
+            "is turned off. grad = max(min(grad, clip_gradient), -clip_gradient).");
     DMLC_DECLARE_FIELD(wd_lh).set_default(0.0f).describe(
         "The amount of weight decay that does not go into gradient/momentum calculationsotherwise do weight decay "
         "algorithmically only.");
@@ -151,8 +157,7 @@ UpdateLayout Layout(std::vector<std::string> group, std::vector<uint32_t> mutate
       "clip(rescale_grad * grad).",
       Layout({"weight", "grad", "z", "n"}, {2, 3}), FtrlCompute);
   RegisterUpdate<SignSGDParam>(
-      "signsgd_update",
-      "Update function for SignSGD optimizer: weight = (1 - lr * wd) * weight - lr * sign(grad).",
+      "signsgd_update", "Update function for SignSGD optimizer: weight = (1 - lr * wd) * weight - lr * sign(grad).",
       Layout({"weight", "grad"}, {}), SignSGDCompute);
   RegisterUpdate<SignumParam>(
       "signum_update",

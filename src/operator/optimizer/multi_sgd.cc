@@ -25,11 +25,12 @@ struct MultiSGDParam : public dmlc::Parameter<MultiSGDParam> {
     DMLC_DECLARE_FIELD(momentum).set_default(0.0f).describe(
         "The decay rate of momentum estimates at each epoch (momentum variants only).");
     DMLC_DECLARE_FIELD(rescale_grad).set_default(1.0f).describe("Rescale gradient to grad = rescale_grad*grad.");
-    DMLC_DECLARE_FIELD(clip_gradient).set_default(-1.0f).describe(
-        "Clip gradient to the range of [-clip_gradient, clip_gradient] If clip_gradient <= 0, gradient clipping "
-        "is turned off. grad = max(min(grad, clip_gradient), -clip_gradient).");
-    DMLC_DECLARE_FIELD(num_weights).set_default(1).set_lower_bound(1).describe(
-        "Number of updated weights.");
+    DMLC_DECLARE_FIELD(clip_gradient)
+        .set_default(-1.0f)
+        .describe(
+            "Clip gradient to the range of [-clip_gradient, clip_gradient] If clip_gradient <= 0, gradient clipping "
+            "is turned off. grad = max(min(grad, clip_gradient), -clip_gradient).");
+    DMLC_DECLARE_FIELD(num_weights).set_default(1).set_lower_bound(1).describe("Number of updated weights.");
   }
 };
 DMLC_REGISTER_PARAMETER(MultiSGDParam);
@@ -37,11 +38,11 @@ DMLC_REGISTER_PARAMETER(MultiSGDParam);
 void ParseMultiSGD(NodeAttrs* attrs) {
   ParamParser<MultiSGDParam>(attrs);
   const auto& p = attrs->get<MultiSGDParam>();
-  MX_CHECK_KIND(p.lrs.v.size() == static_cast<size_t>(p.num_weights) &&
-                    p.wds.v.size() == static_cast<size_t>(p.num_weights),
-                "ValueError")
-      << attrs->op->name << ": lrs and wds must hold num_weights=" << p.num_weights << " values, got "
-      << p.lrs.v.size() << " and " << p.wds.v.size();
+  MX_CHECK_KIND(
+      p.lrs.v.size() == static_cast<size_t>(p.num_weights) && p.wds.v.size() == static_cast<size_t>(p.num_weights),
+      "ValueError")
+      << attrs->op->name << ": lrs and wds must hold num_weights=" << p.num_weights << " values, got " << p.lrs.v.size()
+      << " and " << p.wds.v.size();
 }
 
 template <SgdRule kRule, bool kMP>
@@ -80,8 +81,7 @@ void RegisterMulti(const char* name, const char* doc, std::vector<std::string> g
       "(clip(rescale_grad * grad) + wds[i] * weight); weight = weight + v.",
       {"weight", "grad", "mom"}, {2});
   RegisterMulti<SgdRule::kPlain, true>(
-      "multi_mp_sgd_update",
-      "Multi-precision SGD over num_weights weights at once, computed on float32 master copies.",
+      "multi_mp_sgd_update", "Multi-precision SGD over num_weights weights at once, computed on float32 master copies.",
       {"weight", "grad", "weight32"}, {2});
   RegisterMulti<SgdRule::kMomentum, true>(
       "multi_mp_sgd_mom_update",

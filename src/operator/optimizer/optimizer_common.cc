@@ -51,9 +51,9 @@ bool UpdateShape(const UpdateLayout& l, const NodeAttrs& attrs, std::vector<TSha
     for (size_t j = 1; j < g; ++j) {
       TShape& s = (*in)[k * g + j];
       if (s.ndim() < 0) s = w;
-      MX_CHECK_KIND(s == w, "ValueError") << attrs.op->name << ": " << l.group[j]
-                                          << (groups > 1 ? " " + std::to_string(k) : std::string())
-                                          << " has shape " << s << ", the weight has shape " << w;
+      MX_CHECK_KIND(s == w, "ValueError")
+          << attrs.op->name << ": " << l.group[j] << (groups > 1 ? " " + std::to_string(k) : std::string())
+          << " has shape " << s << ", the weight has shape " << w;
     }
     AssignShape(attrs, &(*out)[k], w, "output", static_cast<int>(k));
   }
@@ -78,14 +78,13 @@ bool UpdateType(const UpdateLayout& l, const NodeAttrs& attrs, std::vector<int>*
       known = false;
       continue;
     }
-    MX_CHECK_KIND(IsReal(w), "TypeError")
-        << attrs.op->name << ": weight must be floating point, got " << DTypeName(w);
+    MX_CHECK_KIND(IsReal(w), "TypeError") << attrs.op->name << ": weight must be floating point, got " << DTypeName(w);
     for (size_t j = 1; j < g; ++j) {
       const int want = (l.fp32_from >= 0 && static_cast<int>(j) >= l.fp32_from) ? kFloat32 : w;
       int& t = (*in)[k * g + j];
       if (t == kUnknownType) t = want;
-      MX_CHECK_KIND(t == want, "TypeError") << attrs.op->name << ": " << l.group[j] << " must be " << DTypeName(want)
-                                            << ", got " << DTypeName(t);
+      MX_CHECK_KIND(t == want, "TypeError")
+          << attrs.op->name << ": " << l.group[j] << " must be " << DTypeName(want) << ", got " << DTypeName(t);
     }
     AssignType(attrs, &(*out)[k], w, "output", static_cast<int>(k));
   }
@@ -106,8 +105,9 @@ Op& RegisterUpdate(const std::string& name, const std::string& doc, const Update
   const uint32_t g = static_cast<uint32_t>(layout.group.size());
   const uint32_t ns = static_cast<uint32_t>(layout.scalars.size());
   Op& op = OpRegistry::Get()->Register(name).describe(doc);
-  op.set_num_inputs([num_groups, g, ns](const NodeAttrs& a) { return num_groups(a) * g + ns; })
-      .set_num_outputs([num_groups](const NodeAttrs& a) { return num_groups(a); });
+  op.set_num_inputs([num_groups, g, ns](const NodeAttrs& a) {
+      return num_groups(a) * g + ns;
+    }).set_num_outputs([num_groups](const NodeAttrs& a) { return num_groups(a); });
   if (layout.variadic) {
     std::string names;
     for (const auto& n : layout.group) names += (names.empty() ? "" : ", ") + n;

@@ -56,7 +56,8 @@ Op& RegisterUpdate(const std::string& name, const std::string& doc, const Update
 
 template <typename P>
 Op& RegisterUpdate(const std::string& name, const std::string& doc, const UpdateLayout& layout, FCompute fn) {
-  return RegisterUpdate(name, doc, layout, [](const NodeAttrs&) { return 1u; }, ParamParser<P>, P::__FIELDS__(), fn);
+  return RegisterUpdate(
+      name, doc, layout, [](const NodeAttrs&) { return 1u; }, ParamParser<P>, P::__FIELDS__(), fn);
 }
 
 /*!

@@ -22,12 +22,16 @@ struct RMSPropParam : public dmlc::Parameter<RMSPropParam> {
         "Weight decay augments the objective function with a regularization term that penalizes large weights. "
         "The penalty scales with the square of the magnitude of each weight.");
     DMLC_DECLARE_FIELD(rescale_grad).set_default(1.0f).describe("Rescale gradient to grad = rescale_grad*grad.");
-    DMLC_DECLARE_FIELD(clip_gradient).set_default(-1.0f).describe(
-        "Clip gradient to the range of [-clip_gradient, clip_gradient] If clip_gradient <= 0, gradient clipping "
-        "is turned off. grad = max(min(grad, clip_gradient), -clip_gradient).");
-    DMLC_DECLARE_FIELD(clip_weights).set_default(-1.0f).describe(
-        "Clip weights to the range of [-clip_weights, clip_weights] If clip_weights <= 0, weight clipping is "
-        "turned off. weights = max(min(weights, clip_weights), -clip_weights).");
+    DMLC_DECLARE_FIELD(clip_gradient)
+        .set_default(-1.0f)
+        .describe(
+            "Clip gradient to the range of [-clip_gradient, clip_gradient] If clip_gradient <= 0, gradient clipping "
+            "is turned off. grad = max(min(grad, clip_gradient), -clip_gradient).");
+    DMLC_DECLARE_FIELD(clip_weights)
+        .set_default(-1.0f)
+        .describe(
+            "Clip weights to the range of [-clip_weights, clip_weights] If clip_weights <= 0, weight clipping is "
+            "turned off. weights = max(min(weights, clip_weights), -clip_weights).");
   }
 };
 DMLC_REGISTER_PARAMETER(RMSPropParam);
@@ -43,12 +47,16 @@ struct RMSPropAlexParam : public dmlc::Parameter<RMSPropAlexParam> {
         "Weight decay augments the objective function with a regularization term that penalizes large weights. "
         "The penalty scales with the square of the magnitude of each weight.");
     DMLC_DECLARE_FIELD(rescale_grad).set_default(1.0f).describe("Rescale gradient to grad = rescale_grad*grad.");
-    DMLC_DECLARE_FIELD(clip_gradient).set_default(-1.0f).describe(
-        "Clip gradient to the range of [-clip_gradient, clip_gradient] If clip_gradient <= 0, gradient clipping "
-        "is turned off. grad = max(min(grad, clip_gradient), -clip_gradient).");
-    DMLC_DECLARE_FIELD(clip_weights).set_default(-1.0f).describe(
-        "Clip weights to the range of [-clip_weights, clip_weights] If clip_weights <= 0, weight clipping is "
-        "turned off. weights = max(min(weights, clip_weights), -clip_weights).");
+    DMLC_DECLARE_FIELD(clip_gradient)
+        .set_default(-1.0f)
+        .describe(
+            "Clip gradient to the range of [-clip_gradient, clip_gradient] If clip_gradient <= 0, gradient clipping "
+            "is turned off. grad = max(min(grad, clip_gradient), -clip_gradient).");
+    DMLC_DECLARE_FIELD(clip_weights)
+        .set_default(-1.0f)
+        .describe(
+            "Clip weights to the range of [-clip_weights, clip_weights] If clip_weights <= 0, weight clipping is "
+            "turned off. weights = max(min(weights, clip_weights), -clip_weights).");
   }
 };
 DMLC_REGISTER_PARAMETER(RMSPropAlexParam);

@@ -21,12 +21,16 @@ struct SGDParam : public dmlc::Parameter<SGDParam> {
         "Weight decay augments the objective function with a regularization term that penalizes large weights. "
         "The penalty scales with the square of the magnitude of each weight.");
     DMLC_DECLARE_FIELD(rescale_grad).set_default(1.0f).describe("Rescale gradient to grad = rescale_grad*grad.");
-    DMLC_DECLARE_FIELD(clip_gradient).set_default(-1.0f).describe(
-        "Clip gradient to the range of [-clip_gradient, clip_gradient] If clip_gradient <= 0, gradient clipping "
-        "is turned off. grad = max(min(grad, clip_gradient), -clip_gradient).");
-    DMLC_DECLARE_FIELD(lazy_update).set_default(true).describe(
-        "If true, lazy updates are applied if gradient's stype is row_sparse (dense arrays always update every "
-        "row).");
+    DMLC_DECLARE_FIELD(clip_gradient)
+        .set_default(-1.0f)
+        .describe(
+            "Clip gradient to the range of [-clip_gradient, clip_gradient] If clip_gradient <= 0, gradient clipping "
+            "is turned off. grad = max(min(grad, clip_gradient), -clip_gradient).");
+    DMLC_DECLARE_FIELD(lazy_update)
+        .set_default(true)
+        .describe(
+            "If true, lazy updates are applied if gradient's stype is row_sparse (dense arrays always update every "
+            "row).");
   }
 };
 DMLC_REGISTER_PARAMETER(SGDParam);
@@ -36,18 +40,21 @@ struct SGDMomParam : public dmlc::Parameter<SGDMomParam> {
   bool lazy_update;
   DMLC_DECLARE_PARAMETER(SGDMomParam) {
     DMLC_DECLARE_FIELD(lr).describe("Learning rate");
-    DMLC_DECLARE_FIELD(momentum).set_default(0.0f).describe(
-        "The decay rate of momentum estimates at each epoch.");
+    DMLC_DECLARE_FIELD(momentum).set_default(0.0f).describe("The decay rate of momentum estimates at each epoch.");
     DMLC_DECLARE_FIELD(wd).set_default(0.0f).describe(
         "Weight decay augments the objective function with a regularization term that penalizes large weights. "
         "The penalty scales with the square of the magnitude of each weight.");
     DMLC_DECLARE_FIELD(rescale_grad).set_default(1.0f).describe("Rescale gradient to grad = rescale_grad*grad.");
-    DMLC_DECLARE_FIELD(clip_gradient).set_default(-1.0f).describe(
-        "Clip gradient to the range of [-clip_gradient, clip_gradient] If clip_gradient <= 0, gradient clipping "
-        "is turned off. grad = max(min(grad, clip_gradient), -clip_gradient).");
-    DMLC_DECLARE_FIELD(lazy_update).set_default(true).describe(
-        "If true, lazy updates are applied if gradient's stype is row_sparse and both weight and momentum have "
-        "the same stype (dense arrays always update every row).");
+    DMLC_DECLARE_FIELD(clip_gradient)
+        .set_default(-1.0f)
+        .describe(
+            "Clip gradient to the range of [-clip_gradient, clip_gradient] If clip_gradient <= 0, gradient clipping "
+            "is turned off. grad = max(min(grad, clip_gradient), -clip_gradient).");
+    DMLC_DECLARE_FIELD(lazy_update)
+        .set_default(true)
+        .describe(
+            "If true, lazy updates are applied if gradient's stype is row_sparse and both weight and momentum have "
+            "the same stype (dense arrays always update every row).");
   }
 };
 DMLC_REGISTER_PARAMETER(SGDMomParam);
@@ -57,15 +64,16 @@ struct NAGMomParam : public dmlc::Parameter<NAGMomParam> {
   float lr, momentum, wd, rescale_grad, clip_gradient;
   DMLC_DECLARE_PARAMETER(NAGMomParam) {
     DMLC_DECLARE_FIELD(lr).describe("Learning rate");
-    DMLC_DECLARE_FIELD(momentum).set_default(0.0f).describe(
-        "The decay rate of momentum estimates at each epoch.");
+    DMLC_DECLARE_FIELD(momentum).set_default(0.0f).describe("The decay rate of momentum estimates at each epoch.");
     DMLC_DECLARE_FIELD(wd).set_default(0.0f).describe(
         "Weight decay augments the objective function with a regularization term that penalizes large weights. "
         "The penalty scales with the square of the magnitude of each weight.");
     DMLC_DECLARE_FIELD(rescale_grad).set_default(1.0f).describe("Rescale gradient to grad = rescale_grad*grad.");
-    DMLC_DECLARE_FIELD(clip_gradient).set_default(-1.0f).describe(
-        "Clip gradient to the range of [-clip_gradient, clip_gradient] If clip_gradient <= 0, gradient clipping "
-        "is turned off. grad = max(min(grad, clip_gradient), -clip_gradient).");
+    DMLC_DECLARE_FIELD(clip_gradient)
+        .set_default(-1.0f)
+        .describe(
+            "Clip gradient to the range of [-clip_gradient, clip_gradient] If clip_gradient <= 0, gradient clipping "
+            "is turned off. grad = max(min(grad, clip_gradient), -clip_gradient).");
   }
 };
 DMLC_REGISTER_PARAMETER(NAGMomParam);

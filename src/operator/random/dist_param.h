@@ -41,8 +41,9 @@ struct DistParam : public dmlc::Parameter<DistParam<Dist, kSized>> {
     }
     if (!kSized) return;
     this->DECLARE(manager, "shape", shape).set_default(TShape()).describe("Shape of the output.");
-    this->DECLARE(manager, "ctx", ctx).set_default("").describe(
-        "Context of output, in format [cpu|gpu|cpu_pinned](n). Only used for imperative calls.");
+    this->DECLARE(manager, "ctx", ctx)
+        .set_default("")
+        .describe("Context of output, in format [cpu|gpu|cpu_pinned](n). Only used for imperative calls.");
     auto& d = this->DECLARE(manager, "dtype", dtype).add_enum("None", -1);
     if (Dist::kInteger) {
       d.add_enum("int32", kInt32).add_enum("int64", kInt64);

@@ -152,10 +152,11 @@ uint32_t NumOutputs(const NodeAttrs& attrs) { return attrs.get<MultinomialParam>
 
 MXNET_REGISTER_OP(_sample_multinomial)
     .add_alias("sample_multinomial")
-    .describe("Concurrent sampling from multiple multinomial distributions. data holds probabilities along its "
-              "last axis (rows need not be normalised exactly: a draw past the row total takes the last "
-              "category with non-zero probability). Output shape: data.shape[:-1] + shape. With get_prob, a "
-              "second output holds the log probability of each draw.")
+    .describe(
+        "Concurrent sampling from multiple multinomial distributions. data holds probabilities along its "
+        "last axis (rows need not be normalised exactly: a draw past the row total takes the last "
+        "category with non-zero probability). Output shape: data.shape[:-1] + shape. With get_prob, a "
+        "second output holds the log probability of each draw.")
     .set_num_inputs(1)
     .set_num_outputs(NumOutputs)
     .add_argument("data", "NDArray-or-Symbol", "Distribution probabilities. Must sum to one on the last axis.")

@@ -27,8 +27,9 @@ struct SampleRowsParam : public dmlc::Parameter<SampleRowsParam> {
         .add_enum("float32", kFloat32)
         .add_enum("float64", kFloat64)
         .set_default(-1)
-        .describe("DType of the output in case this can't be inferred. Defaults to float32 if not defined "
-                  "(dtype=None).");
+        .describe(
+            "DType of the output in case this can't be inferred. Defaults to float32 if not defined "
+            "(dtype=None).");
   }
 };
 DMLC_REGISTER_PARAMETER(SampleRowsParam);
@@ -53,8 +54,8 @@ bool RowsType(const NodeAttrs& attrs, std::vector<int>* in, std::vector<int>* ou
     const int t = (*in)[i];
     if (t == kUnknownType) return false;
     MX_CHECK_KIND(t == kFloat32 || t == kFloat64 || t == kFloat16 || t == kBfloat16, "TypeError")
-        << attrs.op->name << ": parameter array " << Dist::kArgs[i].input_name
-        << " must be floating point, got " << DTypeName(t);
+        << attrs.op->name << ": parameter array " << Dist::kArgs[i].input_name << " must be floating point, got "
+        << DTypeName(t);
     MX_CHECK_KIND(t == (*in)[0], "TypeError") << attrs.op->name << ": all parameter arrays must share one dtype, got "
                                               << DTypeName((*in)[0]) << " and " << DTypeName(t);
   }

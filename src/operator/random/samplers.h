@@ -112,8 +112,9 @@ struct GammaDist {
   static constexpr const char* kName = "gamma";
   static constexpr int kNumArgs = 2;
   static constexpr bool kInteger = false;
-  static constexpr DistArg kArgs[2] = {{"alpha", "alpha", 1.0, false, "Alpha parameter (shape) of the gamma distribution."},
-                                       {"beta", "beta", 1.0, false, "Beta parameter (scale) of the gamma distribution."}};
+  static constexpr DistArg kArgs[2] = {
+      {"alpha", "alpha", 1.0, false, "Alpha parameter (shape) of the gamma distribution."},
+      {"beta", "beta", 1.0, false, "Beta parameter (scale) of the gamma distribution."}};
   static const char* Invalid(const double* p) {
     return p[0] > 0.0 && p[1] > 0.0 ? nullptr : "alpha and beta must be > 0";
   }
@@ -124,7 +125,8 @@ struct ExponentialDist {
   static constexpr const char* kName = "exponential";
   static constexpr int kNumArgs = 1;
   static constexpr bool kInteger = false;
-  static constexpr DistArg kArgs[1] = {{"lam", "lam", 1.0, false, "Lambda parameter (rate) of the exponential distribution."}};
+  static constexpr DistArg kArgs[1] = {
+      {"lam", "lam", 1.0, false, "Lambda parameter (rate) of the exponential distribution."}};
   static const char* Invalid(const double* p) { return p[0] > 0.0 ? nullptr : "lam must be > 0"; }
   static double Draw(Draws* e, const double* p) { return -std::log(OpenUniform(e)) / p[0]; }
 };
@@ -133,7 +135,8 @@ struct PoissonDist {
   static constexpr const char* kName = "poisson";
   static constexpr int kNumArgs = 1;
   static constexpr bool kInteger = false;
-  static constexpr DistArg kArgs[1] = {{"lam", "lam", 1.0, false, "Lambda parameter (rate) of the Poisson distribution."}};
+  static constexpr DistArg kArgs[1] = {
+      {"lam", "lam", 1.0, false, "Lambda parameter (rate) of the Poisson distribution."}};
   static const char* Invalid(const double* p) {
     return p[0] >= 0.0 && std::isfinite(p[0]) ? nullptr : "lam must be >= 0 and finite";
   }
@@ -161,8 +164,9 @@ struct GenNegBinomialDist {
   static constexpr const char* kName = "generalized_negative_binomial";
   static constexpr int kNumArgs = 2;
   static constexpr bool kInteger = false;
-  static constexpr DistArg kArgs[2] = {{"mu", "mu", 1.0, false, "Mean of the negative binomial distribution."},
-                                       {"alpha", "alpha", 1.0, false, "Alpha (dispersion) parameter of the negative binomial distribution."}};
+  static constexpr DistArg kArgs[2] = {
+      {"mu", "mu", 1.0, false, "Mean of the negative binomial distribution."},
+      {"alpha", "alpha", 1.0, false, "Alpha (dispersion) parameter of the negative binomial distribution."}};
   static const char* Invalid(const double* p) {
     return p[0] >= 0.0 && p[1] >= 0.0 && std::isfinite(p[0]) ? nullptr : "mu and alpha must be >= 0";
   }
@@ -177,8 +181,9 @@ struct RandintDist {
   static constexpr const char* kName = "randint";
   static constexpr int kNumArgs = 2;
   static constexpr bool kInteger = true;
-  static constexpr DistArg kArgs[2] = {{"low", "low", 0.0, true, "Lower boundary of the output interval (inclusive)."},
-                                       {"high", "high", 0.0, true, "Upper boundary of the output interval (exclusive)."}};
+  static constexpr DistArg kArgs[2] = {
+      {"low", "low", 0.0, true, "Lower boundary of the output interval (inclusive)."},
+      {"high", "high", 0.0, true, "Upper boundary of the output interval (exclusive)."}};
   static const char* Invalid(const double* p) { return p[0] < p[1] ? nullptr : "low must be < high"; }
   static double Draw(Draws* e, const double* p) {
     const double range = p[1] - p[0];

@@ -69,7 +69,9 @@ MXNET_REGISTER_OP(_shuffle)
     .add_argument("data", "NDArray-or-Symbol", "Data to be shuffled.")
     .set_infer_shape(ShuffleShape)
     .set_infer_type(ElemwiseType)
-    .set_inplace_option([](const NodeAttrs&) { return InplacePairs{{0, 0}}; })
+    .set_inplace_option([](const NodeAttrs&) {
+      return InplacePairs{{0, 0}};
+    })
     .set_resource_request(std::vector<ResourceRequest>{ResourceRequest::kRandom})
     .set_compute(Context::kCPU, ShuffleCompute);
 

@@ -54,14 +54,17 @@ struct RangeParam : public dmlc::Parameter<RangeParam> {
   int dtype;
   DMLC_DECLARE_PARAMETER(RangeParam) {
     DMLC_DECLARE_FIELD(start).describe("Start of interval. The interval includes this value.");
-    DMLC_DECLARE_FIELD(stop).set_default(dmlc::optional<double>()).describe(
-        "End of interval. The interval does not include this value, except in some cases where step is not an "
-        "integer and floating point round-off affects the length of out. Without stop, the range is [0, start).");
+    DMLC_DECLARE_FIELD(stop)
+        .set_default(dmlc::optional<double>())
+        .describe(
+            "End of interval. The interval does not include this value, except in some cases where step is not an "
+            "integer and floating point round-off affects the length of out. Without stop, the range is [0, start).");
     DMLC_DECLARE_FIELD(step).set_default(1).describe("Spacing between values.");
     DMLC_DECLARE_FIELD(repeat).set_default(1).set_lower_bound(1).describe(
         "The repeating time of all elements. E.g repeat=3, the element a will be repeated three times --> a, a, a.");
-    DMLC_DECLARE_FIELD(infer_range).set_default(false).describe(
-        "When set to True, infer the stop position from the start, step, repeat, and output tensor size.");
+    DMLC_DECLARE_FIELD(infer_range)
+        .set_default(false)
+        .describe("When set to True, infer the stop position from the start, step, repeat, and output tensor size.");
     DMLC_DECLARE_FIELD(ctx).set_default("").describe(
         "Context of output, in format [cpu|gpu|cpu_pinned](n). Only used for imperative calls.");
     DMLC_DECLARE_FIELD(dtype).set_default(kFloat32).MXNET_ADD_ALL_DTYPES.describe("Target data type.");
@@ -160,8 +163,8 @@ void OnesCompute(const NodeAttrs&, const OpContext&, const std::vector<TBlob>&, 
   FillConstant(out[0], req[0], 1.0);
 }
 
-void FullCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>&,
-                 const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+void FullCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>&, const std::vector<OpReqType>& req,
+                 const std::vector<TBlob>& out) {
   FillConstant(out[0], req[0], attrs.get<FullParam>().value);
 }
 
@@ -264,8 +267,7 @@ Op& RegisterInit(const char* name, const char* doc, FInferShape shape, FCompute 
                           InitShape<InitParam>, OnesCompute);
   RegisterInit<FullParam>("_full", "Returns an array of the given shape and dtype filled with `value`.",
                           InitShape<FullParam>, FullCompute);
-  RegisterInit<InitParam>("_empty",
-                          "Returns an array of the given shape and dtype without initializing its values.",
+  RegisterInit<InitParam>("_empty", "Returns an array of the given shape and dtype without initializing its values.",
                           InitShape<InitParam>, EmptyCompute);
   RegisterInit<RangeParam>("_arange",
                            "Returns evenly spaced values within [start, stop) with spacing `step`, each repeated "
