@@ -198,7 +198,9 @@ class StorageImpl final : public Storage {
 }  // namespace
 
 std::shared_ptr<Storage> Storage::_GetSharedRef() {
-  static std::shared_ptr<Storage> instance = [] {
+  // Never destroyed: engine workers may still free arrays while static destructors run at
+  // exit, so the manager must outlive every other static object (as the engine does).
+  static auto* instance = new std::shared_ptr<Storage>([] {
     auto impl = std::make_shared<StorageImpl>();
     // MXNotifyShutdown gives cached blocks back; blocks still in use are left alone.
     std::weak_ptr<StorageImpl> weak = impl;
@@ -206,8 +208,8 @@ std::shared_ptr<Storage> Storage::_GetSharedRef() {
       if (auto alive = weak.lock()) alive->ReleaseEverything();
     });
     return std::shared_ptr<Storage>(impl);
-  }();
-  return instance;
+  }());
+  return *instance;
 }
 
 Storage* Storage::Get() {
