@@ -118,7 +118,9 @@ def _call(info, args, kwargs):
         if not isinstance(a, NDArray):
             raise TypeError("%s: expected NDArray inputs, got %s" % (info.name, type(a).__name__))
     for k, v in kwargs.items():
-        if v is _Null or v is None:
+        # None is sent as "None" (optional parameters parse it), as 1.x does; only _Null
+        # means "not passed".
+        if v is _Null:
             continue
         keys.append(k)
         vals.append(_param_str(k, v))
