@@ -4,10 +4,14 @@
  *        wrote. Input is never trusted: each count and size is checked against the bytes
  *        left before anything is allocated, and errors name the source and byte offset.
  */
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
+#include <climits>
+#include <cstdlib>
 #include <cstring>
+
 #include <fstream>
 #include <sstream>
 
@@ -199,7 +203,26 @@ void NDArraySaveFile(const std::string& fname, const std::vector<NDArray>& array
                      const std::vector<std::string>& names) {
   std::string buf;
   NDArraySaveList(&buf, arrays, names);
-  const std::string tmp = fname + ".tmp." + std::to_string(::getpid());
+  // Replace the real file behind a symlink, not the link itself.
+  std::string target = fname;
+  struct stat st {};
+  if (::lstat(fname.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+    char resolved[PATH_MAX];
+    if (::realpath(fname.c_str(), resolved) != nullptr) target = resolved;
+  }
+  // A device or pipe (/dev/null, a FIFO) is written in place: renaming a temporary file
+  // over it would replace the device node with a regular file.
+  if (::stat(target.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    std::ofstream os(target, std::ios::binary);
+    MX_CHECK_KIND(os.good(), "OSError") << "cannot open " << fname << " for writing";
+    os.write(buf.data(), static_cast<std::streamsize>(buf.size()));
+    os.flush();
+    MX_CHECK_KIND(os.good(), "OSError") << "write failed while saving " << fname;
+    return;
+  }
+  // Regular files: write a temporary beside the target and rename it into place, so an
+  // interrupted save never destroys the old file.
+  const std::string tmp = target + ".tmp." + std::to_string(::getpid());
   {
     std::ofstream os(tmp, std::ios::binary | std::ios::trunc);
     MX_CHECK_KIND(os.good(), "OSError") << "cannot open " << tmp << " for writing (saving " << fname << ")";
@@ -211,7 +234,7 @@ void NDArraySaveFile(const std::string& fname, const std::vector<NDArray>& array
       MX_THROW("OSError") << "write failed while saving " << fname;
     }
   }
-  if (std::rename(tmp.c_str(), fname.c_str()) != 0) {
+  if (std::rename(tmp.c_str(), target.c_str()) != 0) {
     std::remove(tmp.c_str());
     MX_THROW("OSError") << "cannot rename " << tmp << " to " << fname << ": " << std::strerror(errno);
   }

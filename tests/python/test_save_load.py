@@ -114,3 +114,32 @@ def test_missing_file_names_it(tmp_path):
     fname = str(tmp_path / "nope.params")
     with pytest.raises(mx.MXNetError, match="nope.params"):
         mx.nd.load(fname)
+
+
+def test_save_through_a_symlink_replaces_the_target_and_keeps_the_link(tmp_path):
+    real = tmp_path / "real.params"
+    link = tmp_path / "link.params"
+    mx.nd.save(str(real), {"a": mx.nd.array([1, 2])})
+    os.symlink(str(real), str(link))
+    mx.nd.save(str(link), {"b": mx.nd.array([3, 4, 5])})
+    assert os.path.islink(str(link))
+    loaded = mx.nd.load(str(real))
+    assert list(loaded) == ["b"]
+    np.testing.assert_array_equal(loaded["b"].asnumpy(), [3, 4, 5])
+
+
+def test_save_to_a_pipe_writes_into_it_and_leaves_it_a_pipe(tmp_path):
+    import stat
+    import threading
+    fifo = tmp_path / "pipe"
+    os.mkfifo(str(fifo))
+    received = []
+    reader = threading.Thread(target=lambda: received.append(open(str(fifo), "rb").read()))
+    reader.start()
+    data = {"w": mx.nd.array([[1, 2], [3, 4]])}
+    mx.nd.save(str(fifo), data)
+    reader.join(timeout=30)
+    assert stat.S_ISFIFO(os.stat(str(fifo)).st_mode)
+    regular = tmp_path / "regular.params"
+    mx.nd.save(str(regular), data)
+    assert received and received[0] == regular.read_bytes()
