@@ -1,6 +1,7 @@
 // Version, build features and runtime facts.
 #include <omp.h>
 
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -120,6 +121,9 @@ int MXGetRuntimeInfo(mx_uint* out_size, const char*** out_keys, const char*** ou
   auto& ret = mxnet::capi::ThreadLocalReturn<RuntimeInfoTag, Returned>();
   ret.info = mxnet::common::RuntimeInfo();
   ret.info.insert(ret.info.begin(), {"omp_max_threads", std::to_string(omp_get_max_threads())});
+  // The Python package makes OpenMP threads sleep between regions unless the user chose.
+  const char* wait_policy = std::getenv("OMP_WAIT_POLICY");
+  ret.info.insert(ret.info.begin() + 1, {"omp_wait_policy", wait_policy ? wait_policy : "(OpenMP default)"});
   ret.info.insert(ret.info.begin(), {"compatible_version", "1.9.1"});
   ret.info.insert(ret.info.begin(), {"version", MXNET_RUNTIME_VERSION_STRING});
   ret.keys.clear();

@@ -136,3 +136,12 @@ def test_fatal_signal_prints_a_native_backtrace(run_python):
     assert r.returncode != 0
     assert "Fatal error: received SIGSEGV" in r.stderr
     assert "Native stack trace:" in r.stderr
+
+
+def test_openmp_threads_sleep_by_default_and_the_user_choice_wins(run_python):
+    code = "import mxnet as mx; print(mx.runtime.info()['omp_wait_policy'])"
+    r = run_python(code, OMP_WAIT_POLICY=None, GOMP_SPINCOUNT=None)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "PASSIVE"
+    r = run_python(code, OMP_WAIT_POLICY="ACTIVE")
+    assert r.stdout.strip() == "ACTIVE"
