@@ -24,15 +24,7 @@ struct AdamParam : public dmlc::Parameter<AdamParam> {
     DMLC_DECLARE_FIELD(beta1).set_default(0.9f).describe("The decay rate for the 1st moment estimates.");
     DMLC_DECLARE_FIELD(beta2).set_default(0.999f).describe("The decay rate for the 2nd moment estimates.");
     DMLC_DECLARE_FIELD(epsilon).set_default(1e-8f).describe("A small constant for numerical stability.");
-    DMLC_DECLARE_FIELD(wd).set_default(0.0f).describe(
-        "Weight decay augments the objective function with a regularization term that penalizes large weights. "
-        "The penalty scales with the square of the magnitude of each weight.");
-    DMLC_DECLARE_FIELD(rescale_grad).set_default(1.0f).describe("Rescale gradient to grad = rescale_grad*grad.");
-    DMLC_DECLARE_FIELD(clip_gradient)
-        .set_default(-1.0f)
-        .describe(
-            "Clip gradient to the range of [-clip_gradient, clip_gradient] If clip_gradient <= 0, gradient clipping "
-            "is turned off. grad = max(min(grad, clip_gradient), -clip_gradient).");
+    MXNET_DECLARE_GRAD_FIELDS();
     DMLC_DECLARE_FIELD(lazy_update)
         .set_default(true)
         .describe(
@@ -49,15 +41,9 @@ struct AdamWParam : public dmlc::Parameter<AdamWParam> {
     DMLC_DECLARE_FIELD(beta1).set_default(0.9f).describe("The decay rate for the 1st moment estimates.");
     DMLC_DECLARE_FIELD(beta2).set_default(0.999f).describe("The decay rate for the 2nd moment estimates.");
     DMLC_DECLARE_FIELD(epsilon).set_default(1e-8f).describe("A small constant for numerical stability.");
-    DMLC_DECLARE_FIELD(wd).set_default(0.0f).describe(
-        "Weight decay augments the objective function with a regularization term that penalizes large weights. "
-        "The penalty scales with the square of the magnitude of each weight.");
+    DMLC_DECLARE_FIELD(wd).set_default(0.0f).describe(kWdDoc);
     DMLC_DECLARE_FIELD(eta).describe("Learning rate schedule multiplier");
-    DMLC_DECLARE_FIELD(clip_gradient)
-        .set_default(-1.0f)
-        .describe(
-            "Clip gradient to the range of [-clip_gradient, clip_gradient] If clip_gradient <= 0, gradient clipping "
-            "is turned off. grad = max(min(grad, clip_gradient), -clip_gradient).");
+    DMLC_DECLARE_FIELD(clip_gradient).set_default(-1.0f).describe(kClipGradientDoc);
   }
 };
 DMLC_REGISTER_PARAMETER(AdamWParam);
@@ -73,15 +59,9 @@ struct LambPhase1Param : public dmlc::Parameter<LambPhase1Param> {
     DMLC_DECLARE_FIELD(epsilon).set_default(1e-6f).describe("A small constant for numerical stability.");
     DMLC_DECLARE_FIELD(t).set_lower_bound(1).describe("Index update count.");
     DMLC_DECLARE_FIELD(bias_correction).set_default(true).describe("Whether to use bias correction.");
-    DMLC_DECLARE_FIELD(wd).describe(
-        "Weight decay augments the objective function with a regularization term that penalizes large weights. "
-        "The penalty scales with the square of the magnitude of each weight.");
-    DMLC_DECLARE_FIELD(rescale_grad).set_default(1.0f).describe("Rescale gradient to grad = rescale_grad*grad.");
-    DMLC_DECLARE_FIELD(clip_gradient)
-        .set_default(-1.0f)
-        .describe(
-            "Clip gradient to the range of [-clip_gradient, clip_gradient] If clip_gradient <= 0, gradient clipping "
-            "is turned off. grad = max(min(grad, clip_gradient), -clip_gradient).");
+    DMLC_DECLARE_FIELD(wd).describe(kWdDoc);
+    DMLC_DECLARE_FIELD(rescale_grad).set_default(1.0f).describe(kRescaleGradDoc);
+    DMLC_DECLARE_FIELD(clip_gradient).set_default(-1.0f).describe(kClipGradientDoc);
   }
 };
 DMLC_REGISTER_PARAMETER(LambPhase1Param);
@@ -112,12 +92,12 @@ void AdamCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBl
     DType* mean = in[2].dptr<DType>();
     DType* var = in[3].dptr<DType>();
     DType* y = out[0].dptr<DType>();
-    const C lr = p.lr, b1 = p.beta1, b2 = p.beta2, eps = p.epsilon, wd = p.wd, rescale = p.rescale_grad,
-            clip = p.clip_gradient;
+    const C lr = p.lr, b1 = p.beta1, b2 = p.beta2, eps = p.epsilon;
+    const GradPrep<C> prep(p);
     const OpReqType r = req[0];
     ParallelFor(in[0].Size(), [&](int64_t i) {
       const C wi = C(w[i]);
-      const C gi = ClipGrad(rescale * C(g[i]) + wd * wi, clip);
+      const C gi = prep(C(g[i]), wi);
       const C m = b1 * C(mean[i]) + (C(1) - b1) * gi;
       const C v = b2 * C(var[i]) + (C(1) - b2) * gi * gi;
       mean[i] = DType(m);
@@ -182,11 +162,11 @@ void LambPhase1Compute(const NodeAttrs& attrs, const OpContext&, const std::vect
     DType* mean = in[2].dptr<DType>();
     DType* var = in[3].dptr<DType>();
     DType* y = out[0].dptr<DType>();
-    const C b1 = p.beta1, b2 = p.beta2, eps = p.epsilon, wd = p.wd, rescale = p.rescale_grad, clip = p.clip_gradient,
-            bc1 = C(c1), bc2 = C(c2);
+    const C b1 = p.beta1, b2 = p.beta2, eps = p.epsilon, wd = p.wd, bc1 = C(c1), bc2 = C(c2);
+    const GradPrep<C> prep(p);
     const OpReqType r = req[0];
     ParallelFor(in[0].Size(), [&](int64_t i) {
-      const C gi = ClipGrad(rescale * C(g[i]), clip);
+      const C gi = prep(C(g[i]));
       const C m = b1 * C(mean[i]) + (C(1) - b1) * gi;
       const C v = b2 * C(var[i]) + (C(1) - b2) * gi * gi;
       mean[i] = DType(m);
@@ -215,17 +195,6 @@ void LambPhase2Compute(const NodeAttrs& attrs, const OpContext&, const std::vect
     const OpReqType r = req[0];
     ParallelFor(in[0].Size(), [&](int64_t i) { AssignReq(&y[i], r, C(w[i]) - step * C(g[i])); });
   });
-}
-
-UpdateLayout Layout(std::vector<std::string> group, std::vector<uint32_t> mutated, int fp32_from,
-                    std::vector<std::string> scalars = {}, bool inplace = true) {
-  UpdateLayout l;
-  l.group = std::move(group);
-  l.mutated = std::move(mutated);
-  l.fp32_from = fp32_from;
-  l.scalars = std::move(scalars);
-  l.weight_inplace = inplace;
-  return l;
 }
 
 [[maybe_unused]] const bool registered = [] {

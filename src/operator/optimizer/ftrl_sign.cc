@@ -18,15 +18,7 @@ struct FtrlParam : public dmlc::Parameter<FtrlParam> {
     DMLC_DECLARE_FIELD(lr).describe("Learning rate");
     DMLC_DECLARE_FIELD(lamda1).set_default(0.01f).describe("The L1 regularization coefficient.");
     DMLC_DECLARE_FIELD(beta).set_default(1.0f).describe("Per-Coordinate Learning Rate beta.");
-    DMLC_DECLARE_FIELD(wd).set_default(0.0f).describe(
-        "Weight decay augments the objective function with a regularization term that penalizes large weights. "
-        "The penalty scales with the square of the magnitude of each weight.");
-    DMLC_DECLARE_FIELD(rescale_grad).set_default(1.0f).describe("Rescale gradient to grad = rescale_grad*grad.");
-    DMLC_DECLARE_FIELD(clip_gradient)
-        .set_default(-1.0f)
-        .describe(
-            "Clip gradient to the range of [-clip_gradient, clip_gradient] If clip_gradient <= 0, gradient clipping "
-            "is turned off. grad = max(min(grad, clip_gradient), -clip_gradient).");
+    MXNET_DECLARE_GRAD_FIELDS();
   }
 };
 DMLC_REGISTER_PARAMETER(FtrlParam);
@@ -35,15 +27,7 @@ struct SignSGDParam : public dmlc::Parameter<SignSGDParam> {
   float lr, wd, rescale_grad, clip_gradient;
   DMLC_DECLARE_PARAMETER(SignSGDParam) {
     DMLC_DECLARE_FIELD(lr).describe("Learning rate");
-    DMLC_DECLARE_FIELD(wd).set_default(0.0f).describe(
-        "Weight decay augments the objective function with a regularization term that penalizes large weights. "
-        "The penalty scales with the square of the magnitude of each weight.");
-    DMLC_DECLARE_FIELD(rescale_grad).set_default(1.0f).describe("Rescale gradient to grad = rescale_grad*grad.");
-    DMLC_DECLARE_FIELD(clip_gradient)
-        .set_default(-1.0f)
-        .describe(
-            "Clip gradient to the range of [-clip_gradient, clip_gradient] If clip_gradient <= 0, gradient clipping "
-            "is turned off. grad = max(min(grad, clip_gradient), -clip_gradient).");
+    MXNET_DECLARE_GRAD_FIELDS();
   }
 };
 DMLC_REGISTER_PARAMETER(SignSGDParam);
@@ -53,15 +37,7 @@ struct SignumParam : public dmlc::Parameter<SignumParam> {
   DMLC_DECLARE_PARAMETER(SignumParam) {
     DMLC_DECLARE_FIELD(lr).describe("Learning rate");
     DMLC_DECLARE_FIELD(momentum).set_default(0.0f).describe("The decay rate of momentum estimates at each epoch.");
-    DMLC_DECLARE_FIELD(wd).set_default(0.0f).describe(
-        "Weight decay augments the objective function with a regularization term that penalizes large weights. "
-        "The penalty scales with the square of the magnitude of each weight.");
-    DMLC_DECLARE_FIELD(rescale_grad).set_default(1.0f).describe("Rescale gradient to grad = rescale_grad*grad.");
-    DMLC_DECLARE_FIELD(clip_gradient)
-        .set_default(-1.0f)
-        .describe(
-            "Clip gradient to the range of [-clip_gradient, clip_gradient] If clip_gradient <= 0, gradient clipping "
-            "is turned off. grad = max(min(grad, clip_gradient), -clip_gradient).");
+    MXNET_DECLARE_GRAD_FIELDS();
     DMLC_DECLARE_FIELD(wd_lh).set_default(0.0f).describe(
         "The amount of weight decay that does not go into gradient/momentum calculationsotherwise do weight decay "
         "algorithmically only.");
@@ -89,10 +65,11 @@ void FtrlCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBl
     DType* z = in[2].dptr<DType>();
     DType* n = in[3].dptr<DType>();
     DType* y = out[0].dptr<DType>();
-    const C lr = p.lr, l1 = p.lamda1, beta = p.beta, wd = p.wd, rescale = p.rescale_grad, clip = p.clip_gradient;
+    const C lr = p.lr, l1 = p.lamda1, beta = p.beta, wd = p.wd;
+    const GradPrep<C> prep(p);
     const OpReqType r = req[0];
     ParallelFor(in[0].Size(), [&](int64_t i) {
-      const C gi = ClipGrad(rescale * C(g[i]), clip);
+      const C gi = prep(C(g[i]));
       const C n_old = C(n[i]);
       const C zi = C(z[i]) + gi - (std::sqrt(n_old + gi * gi) - std::sqrt(n_old)) * C(w[i]) / lr;
       const C ni = n_old + gi * gi;
@@ -131,22 +108,16 @@ void SignumCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<T
     const DType* g = in[1].dptr<DType>();
     DType* mom = in[2].dptr<DType>();
     DType* y = out[0].dptr<DType>();
-    const C lr = p.lr, m = p.momentum, wd = p.wd, rescale = p.rescale_grad, clip = p.clip_gradient, wd_lh = p.wd_lh;
+    const C lr = p.lr, m = p.momentum, wd = p.wd, wd_lh = p.wd_lh;
+    const GradPrep<C> prep(p);
     const OpReqType r = req[0];
     ParallelFor(in[0].Size(), [&](int64_t i) {
       const C wi = C(w[i]);
-      const C v = m * C(mom[i]) - (C(1) - m) * wd * wi - (C(1) - m) * ClipGrad(rescale * C(g[i]), clip);
+      const C v = m * C(mom[i]) - (C(1) - m) * wd * wi - (C(1) - m) * prep(C(g[i]));
       mom[i] = DType(v);
       AssignReq(&y[i], r, (C(1) - lr * wd_lh) * wi + lr * Sign(v));
     });
   });
-}
-
-UpdateLayout Layout(std::vector<std::string> group, std::vector<uint32_t> mutated) {
-  UpdateLayout l;
-  l.group = std::move(group);
-  l.mutated = std::move(mutated);
-  return l;
 }
 
 [[maybe_unused]] const bool registered = [] {

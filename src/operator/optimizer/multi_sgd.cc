@@ -19,17 +19,11 @@ struct MultiSGDParam : public dmlc::Parameter<MultiSGDParam> {
   int num_weights;
   DMLC_DECLARE_PARAMETER(MultiSGDParam) {
     DMLC_DECLARE_FIELD(lrs).describe("Learning rates.");
-    DMLC_DECLARE_FIELD(wds).describe(
-        "Weight decay augments the objective function with a regularization term that penalizes large weights. "
-        "The penalty scales with the square of the magnitude of each weight.");
+    DMLC_DECLARE_FIELD(wds).describe(kWdDoc);
     DMLC_DECLARE_FIELD(momentum).set_default(0.0f).describe(
         "The decay rate of momentum estimates at each epoch (momentum variants only).");
-    DMLC_DECLARE_FIELD(rescale_grad).set_default(1.0f).describe("Rescale gradient to grad = rescale_grad*grad.");
-    DMLC_DECLARE_FIELD(clip_gradient)
-        .set_default(-1.0f)
-        .describe(
-            "Clip gradient to the range of [-clip_gradient, clip_gradient] If clip_gradient <= 0, gradient clipping "
-            "is turned off. grad = max(min(grad, clip_gradient), -clip_gradient).");
+    DMLC_DECLARE_FIELD(rescale_grad).set_default(1.0f).describe(kRescaleGradDoc);
+    DMLC_DECLARE_FIELD(clip_gradient).set_default(-1.0f).describe(kClipGradientDoc);
     DMLC_DECLARE_FIELD(num_weights).set_default(1).set_lower_bound(1).describe("Number of updated weights.");
   }
 };
@@ -59,10 +53,7 @@ void MultiSgdCompute(const NodeAttrs& attrs, const OpContext&, const std::vector
 
 template <SgdRule kRule, bool kMP>
 void RegisterMulti(const char* name, const char* doc, std::vector<std::string> group, std::vector<uint32_t> mutated) {
-  UpdateLayout l;
-  l.group = std::move(group);
-  l.mutated = std::move(mutated);
-  l.fp32_from = kMP ? 2 : -1;
+  UpdateLayout l = Layout(std::move(group), std::move(mutated), kMP ? 2 : -1);
   l.variadic = true;
   RegisterUpdate(
       name, doc, l, [](const NodeAttrs& a) { return static_cast<uint32_t>(a.get<MultiSGDParam>().num_weights); },

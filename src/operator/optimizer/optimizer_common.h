@@ -12,6 +12,7 @@
 #include <istream>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "mxnet/op.h"
@@ -29,6 +30,38 @@ inline C ClipGrad(C x, C c) {
   return x > c ? c : (x < -c ? -c : x);
 }
 
+/*! \brief MXNet's descriptions of the parameters the update ops share. */
+constexpr char kWdDoc[] =
+    "Weight decay augments the objective function with a regularization term that penalizes large weights. "
+    "The penalty scales with the square of the magnitude of each weight.";
+constexpr char kRescaleGradDoc[] = "Rescale gradient to grad = rescale_grad*grad.";
+constexpr char kClipGradientDoc[] =
+    "Clip gradient to the range of [-clip_gradient, clip_gradient] If clip_gradient <= 0, gradient clipping "
+    "is turned off. grad = max(min(grad, clip_gradient), -clip_gradient).";
+
+/*!
+ * \brief Inside DMLC_DECLARE_PARAMETER: declares the float fields wd (default 0), rescale_grad
+ *        (default 1) and clip_gradient (default -1, no clipping), in that order.
+ */
+#define MXNET_DECLARE_GRAD_FIELDS()                                                                     \
+  DMLC_DECLARE_FIELD(wd).set_default(0.0f).describe(::mxnet::op::optimizer::kWdDoc);                    \
+  DMLC_DECLARE_FIELD(rescale_grad).set_default(1.0f).describe(::mxnet::op::optimizer::kRescaleGradDoc); \
+  DMLC_DECLARE_FIELD(clip_gradient).set_default(-1.0f).describe(::mxnet::op::optimizer::kClipGradientDoc)
+
+/*!
+ * \brief The gradient an update steps on, from a parameter struct's rescale_grad, wd and
+ *        clip_gradient: clip(rescale*g), or clip(rescale*g + wd*w) where the rule decays the
+ *        weight before clipping.
+ */
+template <typename C>
+struct GradPrep {
+  C rescale, wd, clip;
+  template <typename P>
+  explicit GradPrep(const P& p) : rescale(C(p.rescale_grad)), wd(C(p.wd)), clip(C(p.clip_gradient)) {}
+  C operator()(C g) const { return ClipGrad(rescale * g, clip); }
+  C operator()(C g, C w) const { return ClipGrad(rescale * g + wd * w, clip); }
+};
+
 /*! \brief A tuple of floats written "(0.1, 0.2)", "[0.1,0.2]" or "0.1" (lrs / wds of multi-tensor ops). */
 struct FloatTuple {
   std::vector<float> v;
@@ -45,6 +78,18 @@ struct UpdateLayout {
   bool weight_inplace{true};         // output i may be written into weight i
   bool variadic{false};              // multi-tensor op: inputs listed as one variadic `data`
 };
+
+/*! \brief An UpdateLayout for a single-tensor op (see its fields). */
+inline UpdateLayout Layout(std::vector<std::string> group, std::vector<uint32_t> mutated, int fp32_from = -1,
+                           std::vector<std::string> scalars = {}, bool weight_inplace = true) {
+  UpdateLayout l;
+  l.group = std::move(group);
+  l.mutated = std::move(mutated);
+  l.fp32_from = fp32_from;
+  l.scalars = std::move(scalars);
+  l.weight_inplace = weight_inplace;
+  return l;
+}
 
 /*!
  * \brief Registers an update op with parameter struct P. num_groups(attrs) = number of weights

@@ -18,15 +18,7 @@ struct RMSPropParam : public dmlc::Parameter<RMSPropParam> {
     DMLC_DECLARE_FIELD(lr).describe("Learning rate");
     DMLC_DECLARE_FIELD(gamma1).set_default(0.95f).describe("The decay rate of momentum estimates.");
     DMLC_DECLARE_FIELD(epsilon).set_default(1e-8f).describe("A small constant for numerical stability.");
-    DMLC_DECLARE_FIELD(wd).set_default(0.0f).describe(
-        "Weight decay augments the objective function with a regularization term that penalizes large weights. "
-        "The penalty scales with the square of the magnitude of each weight.");
-    DMLC_DECLARE_FIELD(rescale_grad).set_default(1.0f).describe("Rescale gradient to grad = rescale_grad*grad.");
-    DMLC_DECLARE_FIELD(clip_gradient)
-        .set_default(-1.0f)
-        .describe(
-            "Clip gradient to the range of [-clip_gradient, clip_gradient] If clip_gradient <= 0, gradient clipping "
-            "is turned off. grad = max(min(grad, clip_gradient), -clip_gradient).");
+    MXNET_DECLARE_GRAD_FIELDS();
     DMLC_DECLARE_FIELD(clip_weights)
         .set_default(-1.0f)
         .describe(
@@ -43,15 +35,7 @@ struct RMSPropAlexParam : public dmlc::Parameter<RMSPropAlexParam> {
     DMLC_DECLARE_FIELD(gamma1).set_default(0.95f).describe("Decay rate.");
     DMLC_DECLARE_FIELD(gamma2).set_default(0.9f).describe("Decay rate.");
     DMLC_DECLARE_FIELD(epsilon).set_default(1e-8f).describe("A small constant for numerical stability.");
-    DMLC_DECLARE_FIELD(wd).set_default(0.0f).describe(
-        "Weight decay augments the objective function with a regularization term that penalizes large weights. "
-        "The penalty scales with the square of the magnitude of each weight.");
-    DMLC_DECLARE_FIELD(rescale_grad).set_default(1.0f).describe("Rescale gradient to grad = rescale_grad*grad.");
-    DMLC_DECLARE_FIELD(clip_gradient)
-        .set_default(-1.0f)
-        .describe(
-            "Clip gradient to the range of [-clip_gradient, clip_gradient] If clip_gradient <= 0, gradient clipping "
-            "is turned off. grad = max(min(grad, clip_gradient), -clip_gradient).");
+    MXNET_DECLARE_GRAD_FIELDS();
     DMLC_DECLARE_FIELD(clip_weights)
         .set_default(-1.0f)
         .describe(
@@ -72,12 +56,12 @@ void RMSPropCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<
     const DType* g = in[1].dptr<DType>();
     DType* n = in[2].dptr<DType>();
     DType* y = out[0].dptr<DType>();
-    const C lr = p.lr, g1 = p.gamma1, eps = p.epsilon, wd = p.wd, rescale = p.rescale_grad, clip = p.clip_gradient,
-            clip_w = p.clip_weights;
+    const C lr = p.lr, g1 = p.gamma1, eps = p.epsilon, clip_w = p.clip_weights;
+    const GradPrep<C> prep(p);
     const OpReqType r = req[0];
     ParallelFor(in[0].Size(), [&](int64_t i) {
       const C wi = C(w[i]);
-      const C gi = ClipGrad(rescale * C(g[i]) + wd * wi, clip);
+      const C gi = prep(C(g[i]), wi);
       const C ni = (C(1) - g1) * gi * gi + g1 * C(n[i]);
       n[i] = DType(ni);
       AssignReq(&y[i], r, ClipGrad(wi - lr * (gi / std::sqrt(ni + eps)), clip_w));
@@ -101,12 +85,12 @@ void RMSPropAlexCompute(const NodeAttrs& attrs, const OpContext&, const std::vec
     DType* gm = in[3].dptr<DType>();
     DType* delta = in[4].dptr<DType>();
     DType* y = out[0].dptr<DType>();
-    const C lr = p.lr, g1 = p.gamma1, g2 = p.gamma2, eps = p.epsilon, wd = p.wd, rescale = p.rescale_grad,
-            clip = p.clip_gradient, clip_w = p.clip_weights;
+    const C lr = p.lr, g1 = p.gamma1, g2 = p.gamma2, eps = p.epsilon, clip_w = p.clip_weights;
+    const GradPrep<C> prep(p);
     const OpReqType r = req[0];
     ParallelFor(in[0].Size(), [&](int64_t i) {
       const C wi = C(w[i]);
-      const C gi = ClipGrad(rescale * C(g[i]) + wd * wi, clip);
+      const C gi = prep(C(g[i]), wi);
       const C ni = (C(1) - g1) * gi * gi + g1 * C(n[i]);
       const C gmi = (C(1) - g1) * gi + g1 * C(gm[i]);
       const C di = g2 * C(delta[i]) - lr * (gi / std::sqrt(ni - gmi * gmi + eps));
@@ -116,13 +100,6 @@ void RMSPropAlexCompute(const NodeAttrs& attrs, const OpContext&, const std::vec
       AssignReq(&y[i], r, ClipGrad(wi + di, clip_w));
     });
   });
-}
-
-UpdateLayout Layout(std::vector<std::string> group, std::vector<uint32_t> mutated) {
-  UpdateLayout l;
-  l.group = std::move(group);
-  l.mutated = std::move(mutated);
-  return l;
 }
 
 [[maybe_unused]] const bool registered = [] {

@@ -17,15 +17,7 @@ struct SGDParam : public dmlc::Parameter<SGDParam> {
   bool lazy_update;
   DMLC_DECLARE_PARAMETER(SGDParam) {
     DMLC_DECLARE_FIELD(lr).describe("Learning rate");
-    DMLC_DECLARE_FIELD(wd).set_default(0.0f).describe(
-        "Weight decay augments the objective function with a regularization term that penalizes large weights. "
-        "The penalty scales with the square of the magnitude of each weight.");
-    DMLC_DECLARE_FIELD(rescale_grad).set_default(1.0f).describe("Rescale gradient to grad = rescale_grad*grad.");
-    DMLC_DECLARE_FIELD(clip_gradient)
-        .set_default(-1.0f)
-        .describe(
-            "Clip gradient to the range of [-clip_gradient, clip_gradient] If clip_gradient <= 0, gradient clipping "
-            "is turned off. grad = max(min(grad, clip_gradient), -clip_gradient).");
+    MXNET_DECLARE_GRAD_FIELDS();
     DMLC_DECLARE_FIELD(lazy_update)
         .set_default(true)
         .describe(
@@ -41,15 +33,7 @@ struct SGDMomParam : public dmlc::Parameter<SGDMomParam> {
   DMLC_DECLARE_PARAMETER(SGDMomParam) {
     DMLC_DECLARE_FIELD(lr).describe("Learning rate");
     DMLC_DECLARE_FIELD(momentum).set_default(0.0f).describe("The decay rate of momentum estimates at each epoch.");
-    DMLC_DECLARE_FIELD(wd).set_default(0.0f).describe(
-        "Weight decay augments the objective function with a regularization term that penalizes large weights. "
-        "The penalty scales with the square of the magnitude of each weight.");
-    DMLC_DECLARE_FIELD(rescale_grad).set_default(1.0f).describe("Rescale gradient to grad = rescale_grad*grad.");
-    DMLC_DECLARE_FIELD(clip_gradient)
-        .set_default(-1.0f)
-        .describe(
-            "Clip gradient to the range of [-clip_gradient, clip_gradient] If clip_gradient <= 0, gradient clipping "
-            "is turned off. grad = max(min(grad, clip_gradient), -clip_gradient).");
+    MXNET_DECLARE_GRAD_FIELDS();
     DMLC_DECLARE_FIELD(lazy_update)
         .set_default(true)
         .describe(
@@ -65,15 +49,7 @@ struct NAGMomParam : public dmlc::Parameter<NAGMomParam> {
   DMLC_DECLARE_PARAMETER(NAGMomParam) {
     DMLC_DECLARE_FIELD(lr).describe("Learning rate");
     DMLC_DECLARE_FIELD(momentum).set_default(0.0f).describe("The decay rate of momentum estimates at each epoch.");
-    DMLC_DECLARE_FIELD(wd).set_default(0.0f).describe(
-        "Weight decay augments the objective function with a regularization term that penalizes large weights. "
-        "The penalty scales with the square of the magnitude of each weight.");
-    DMLC_DECLARE_FIELD(rescale_grad).set_default(1.0f).describe("Rescale gradient to grad = rescale_grad*grad.");
-    DMLC_DECLARE_FIELD(clip_gradient)
-        .set_default(-1.0f)
-        .describe(
-            "Clip gradient to the range of [-clip_gradient, clip_gradient] If clip_gradient <= 0, gradient clipping "
-            "is turned off. grad = max(min(grad, clip_gradient), -clip_gradient).");
+    MXNET_DECLARE_GRAD_FIELDS();
   }
 };
 DMLC_REGISTER_PARAMETER(NAGMomParam);
@@ -87,14 +63,6 @@ void SgdCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlo
                 const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   if (req[0] == kNullOp) return;
   SgdUpdate<kRule, kMP>(CoefOf(attrs.get<P>()), in.data(), req[0], out[0]);
-}
-
-UpdateLayout Layout(std::vector<std::string> group, std::vector<uint32_t> mutated, int fp32_from) {
-  UpdateLayout l;
-  l.group = std::move(group);
-  l.mutated = std::move(mutated);
-  l.fp32_from = fp32_from;
-  return l;
 }
 
 [[maybe_unused]] const bool registered = [] {

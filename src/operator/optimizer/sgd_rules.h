@@ -39,10 +39,11 @@ void SgdUpdate(const SgdCoef& k, const TBlob* in, OpReqType req, const TBlob& ou
     S* mom = kHasMom ? in[2].dptr<S>() : nullptr;
     float* w32 = kMP ? in[kHasMom ? 3 : 2].dptr<float>() : nullptr;
     DType* y = out.dptr<DType>();
-    const C lr = C(k.lr), wd = C(k.wd), m = C(k.momentum), rescale = C(k.rescale_grad), clip = C(k.clip_gradient);
+    const C lr = C(k.lr), wd = C(k.wd), m = C(k.momentum);
+    const GradPrep<C> prep(k);
     ParallelFor(in[0].Size(), [&](int64_t i) {
       C wi = kMP ? C(w32[i]) : C(w[i]);
-      const C gi = ClipGrad(rescale * C(g[i]), clip);
+      const C gi = prep(C(g[i]));
       if (kRule == SgdRule::kPlain) {
         wi = (C(1) - lr * wd) * wi - lr * gi;
       } else if (kRule == SgdRule::kMomentum) {
