@@ -11,6 +11,7 @@
 
 #include "mxnet/op.h"
 #include "operator/common/axis_util.h"
+#include "operator/common/backward_with_data.h"
 #include "operator/common/strided_copy.h"
 
 namespace mxnet {
@@ -124,28 +125,10 @@ struct Registrar {
         })
         .set_infer_type(ElemwiseType)
         .set_compute(Context::kCPU, DiagForward)
-        .set_gradient([](const NodePtr& n, const std::vector<NodeEntry>& og) {
-          return std::vector<NodeEntry>{
-              MakeNode("_backward_diag", n->attrs.name + "_backward", {og[0], n->inputs[0]}, n->attrs.dict)};
-        });
-    OpRegistry::Get()
-        ->Register("_backward_diag")
-        .describe("Gradient of diag.")
-        .set_num_inputs(2)
-        .set_num_outputs(1)
-        .add_argument("ograd", "NDArray-or-Symbol", "Gradient of the output.")
-        .add_argument("data", "NDArray-or-Symbol", "Forward input (gives the shape).")
+        .set_gradient(GradWithData("_backward_diag"));
+    RegisterBackwardWithData("_backward_diag", "Gradient of diag.", DiagBackward)
         .add_arguments(DiagParam::__FIELDS__())
-        .set_attr_parser(ParamParser<DiagParam>)
-        .set_infer_shape([](const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
-          AssignShape(attrs, &(*out)[0], (*in)[1], "output", 0);
-          return (*in)[1].IsKnown();
-        })
-        .set_infer_type([](const NodeAttrs& attrs, std::vector<int>* in, std::vector<int>* out) {
-          AssignType(attrs, &(*out)[0], (*in)[0], "output", 0);
-          return (*in)[0] >= 0;
-        })
-        .set_compute(Context::kCPU, DiagBackward);
+        .set_attr_parser(ParamParser<DiagParam>);
   }
 };
 const Registrar registrar;

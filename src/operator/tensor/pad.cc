@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "mxnet/op.h"
+#include "operator/common/backward_with_data.h"
 #include "operator/common/elemwise_kernels.h"
 #include "operator/common/parallel.h"
 #include "operator/common/strided_copy.h"
@@ -156,28 +157,12 @@ struct Registrar {
         })
         .set_infer_type(ElemwiseType)
         .set_compute(Context::kCPU, PadForward)
-        .set_gradient([](const NodePtr& n, const std::vector<NodeEntry>& og) {
-          return std::vector<NodeEntry>{
-              MakeNode("_backward_Pad", n->attrs.name + "_backward", {og[0], n->inputs[0]}, n->attrs.dict)};
-        });
-    OpRegistry::Get()
-        ->Register("_backward_Pad")
-        .describe("Gradient of Pad: each output gradient is added to the input element it was read from.")
-        .set_num_inputs(2)
-        .set_num_outputs(1)
-        .add_argument("ograd", "NDArray-or-Symbol", "Gradient of the output.")
-        .add_argument("data", "NDArray-or-Symbol", "Forward input (gives the shape).")
+        .set_gradient(GradWithData("_backward_Pad"));
+    RegisterBackwardWithData("_backward_Pad",
+                             "Gradient of Pad: each output gradient is added to the input element it was read from.",
+                             PadBackward)
         .add_arguments(PadParam::__FIELDS__())
-        .set_attr_parser(ParamParser<PadParam>)
-        .set_infer_shape([](const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
-          AssignShape(attrs, &(*out)[0], (*in)[1], "output", 0);
-          return (*in)[1].IsKnown();
-        })
-        .set_infer_type([](const NodeAttrs& attrs, std::vector<int>* in, std::vector<int>* out) {
-          AssignType(attrs, &(*out)[0], (*in)[0], "output", 0);
-          return (*in)[0] >= 0;
-        })
-        .set_compute(Context::kCPU, PadBackward);
+        .set_attr_parser(ParamParser<PadParam>);
   }
 };
 const Registrar registrar;

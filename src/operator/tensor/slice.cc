@@ -13,6 +13,7 @@
 
 #include "mxnet/op.h"
 #include "operator/common/axis_util.h"
+#include "operator/common/backward_with_data.h"
 #include "operator/common/strided_copy.h"
 #include "operator/tensor/slice_param.h"
 
@@ -246,38 +247,6 @@ void RangeBackward(const NodeAttrs& attrs, const OpContext&, const std::vector<T
   ScatterRanges(F(attrs, in[1].shape_), in[0], out[0], req[0], true);
 }
 
-bool ShapeOfSecond(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
-  AssignShape(attrs, &(*out)[0], (*in)[1], "output", 0);
-  return (*in)[1].IsKnown();
-}
-
-bool TypeOfFirst(const NodeAttrs& attrs, std::vector<int>* in, std::vector<int>* out) {
-  AssignType(attrs, &(*out)[0], (*in)[0], "output", 0);
-  return (*in)[0] >= 0;
-}
-
-/*! \brief Gradient: _backward_<op>(ograd, data) with the forward params, zeros for other inputs. */
-FGradient RangeGrad(const char* backward) {
-  return [backward](const NodePtr& n, const std::vector<NodeEntry>& og) {
-    std::vector<NodeEntry> g{MakeNode(backward, n->attrs.name + "_backward", {og[0], n->inputs[0]}, n->attrs.dict)};
-    for (size_t i = 1; i < n->inputs.size(); ++i) g.push_back(MakeZeroGrad(n, static_cast<uint32_t>(i)));
-    return g;
-  };
-}
-
-Op& RegisterRangeBackward(const char* name, const char* doc, FCompute fc) {
-  return OpRegistry::Get()
-      ->Register(name)
-      .describe(doc)
-      .set_num_inputs(2)
-      .set_num_outputs(1)
-      .add_argument("ograd", "NDArray-or-Symbol", "Gradient of the output.")
-      .add_argument("data", "NDArray-or-Symbol", "Forward input (gives the shape).")
-      .set_infer_shape(ShapeOfSecond)
-      .set_infer_type(TypeOfFirst)
-      .set_compute(Context::kCPU, fc);
-}
-
 struct Registrar {
   Registrar() {
     OpRegistry* reg = OpRegistry::Get();
@@ -295,8 +264,8 @@ struct Registrar {
         .set_infer_shape(RangeShape<SliceOpRanges>)
         .set_infer_type(ElemwiseType)
         .set_compute(Context::kCPU, RangeForward<SliceOpRanges>)
-        .set_gradient(RangeGrad("_backward_slice"));
-    RegisterRangeBackward("_backward_slice", "Gradient of slice.", RangeBackward<SliceOpRanges>)
+        .set_gradient(GradWithData("_backward_slice"));
+    RegisterBackwardWithData("_backward_slice", "Gradient of slice.", RangeBackward<SliceOpRanges>)
         .add_arguments(SliceParam::__FIELDS__())
         .set_attr_parser(ParamParser<SliceParam>);
 
@@ -310,8 +279,8 @@ struct Registrar {
         .set_infer_shape(RangeShape<SliceAxisRanges>)
         .set_infer_type(ElemwiseType)
         .set_compute(Context::kCPU, RangeForward<SliceAxisRanges>)
-        .set_gradient(RangeGrad("_backward_slice_axis"));
-    RegisterRangeBackward("_backward_slice_axis", "Gradient of slice_axis.", RangeBackward<SliceAxisRanges>)
+        .set_gradient(GradWithData("_backward_slice_axis"));
+    RegisterBackwardWithData("_backward_slice_axis", "Gradient of slice_axis.", RangeBackward<SliceAxisRanges>)
         .add_arguments(SliceAxisParam::__FIELDS__())
         .set_attr_parser(ParamParser<SliceAxisParam>);
 
@@ -337,13 +306,9 @@ struct Registrar {
                         const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
                        GatherRanges(SliceLikeRanges(attrs, in[0].shape_, in[1].shape_), in[0], out[0], req[0]);
                      })
-        .set_gradient([](const NodePtr& n, const std::vector<NodeEntry>& og) {
-          return std::vector<NodeEntry>{
-              MakeNode("_backward_slice_like", n->attrs.name + "_backward", {og[0], n->inputs[0]}, n->attrs.dict),
-              MakeZeroGrad(n, 1)};
-        });
+        .set_gradient(GradWithData("_backward_slice_like"));
     // The slice of slice_like always starts at 0, so its extent is the output gradient's shape.
-    RegisterRangeBackward(
+    RegisterBackwardWithData(
         "_backward_slice_like", "Gradient of slice_like.",
         [](const NodeAttrs&, const OpContext&, const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
            const std::vector<TBlob>& out) { ScatterRanges(FullRanges(in[0].shape_), in[0], out[0], req[0], true); })

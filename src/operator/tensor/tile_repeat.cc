@@ -11,6 +11,7 @@
 
 #include "mxnet/op.h"
 #include "operator/common/axis_util.h"
+#include "operator/common/backward_with_data.h"
 #include "operator/common/elemwise_kernels.h"
 #include "operator/common/parallel.h"
 #include "operator/common/strided_copy.h"
@@ -167,31 +168,6 @@ void RepeatBackward(const NodeAttrs& attrs, const OpContext&, const std::vector<
   });
 }
 
-Op& RegisterBackward(const char* name, const char* doc, FCompute fc) {
-  return OpRegistry::Get()
-      ->Register(name)
-      .describe(doc)
-      .set_num_inputs(2)
-      .set_num_outputs(1)
-      .add_argument("ograd", "NDArray-or-Symbol", "Gradient of the output.")
-      .add_argument("data", "NDArray-or-Symbol", "Forward input (gives the shape).")
-      .set_infer_shape([](const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
-        AssignShape(attrs, &(*out)[0], (*in)[1], "output", 0);
-        return (*in)[1].IsKnown();
-      })
-      .set_infer_type([](const NodeAttrs& attrs, std::vector<int>* in, std::vector<int>* out) {
-        AssignType(attrs, &(*out)[0], (*in)[0], "output", 0);
-        return (*in)[0] >= 0;
-      })
-      .set_compute(Context::kCPU, fc);
-}
-
-FGradient BackwardWithData(const char* name) {
-  return [name](const NodePtr& n, const std::vector<NodeEntry>& og) {
-    return std::vector<NodeEntry>{MakeNode(name, n->attrs.name + "_backward", {og[0], n->inputs[0]}, n->attrs.dict)};
-  };
-}
-
 struct Registrar {
   Registrar() {
     OpRegistry* reg = OpRegistry::Get();
@@ -211,8 +187,8 @@ struct Registrar {
         })
         .set_infer_type(ElemwiseType)
         .set_compute(Context::kCPU, TileForward)
-        .set_gradient(BackwardWithData("_backward_tile"));
-    RegisterBackward("_backward_tile", "Gradient of tile: sums the tile copies.", TileBackward)
+        .set_gradient(GradWithData("_backward_tile"));
+    RegisterBackwardWithData("_backward_tile", "Gradient of tile: sums the tile copies.", TileBackward)
         .add_arguments(TileParam::__FIELDS__())
         .set_attr_parser(ParamParser<TileParam>);
 
@@ -228,8 +204,8 @@ struct Registrar {
         .set_infer_shape(RepeatShape)
         .set_infer_type(ElemwiseType)
         .set_compute(Context::kCPU, RepeatForward)
-        .set_gradient(BackwardWithData("_backward_repeat"));
-    RegisterBackward("_backward_repeat", "Gradient of repeat: sums the repeated copies.", RepeatBackward)
+        .set_gradient(GradWithData("_backward_repeat"));
+    RegisterBackwardWithData("_backward_repeat", "Gradient of repeat: sums the repeated copies.", RepeatBackward)
         .add_arguments(RepeatParam::__FIELDS__())
         .set_attr_parser(ParamParser<RepeatParam>);
   }
