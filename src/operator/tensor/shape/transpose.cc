@@ -161,8 +161,12 @@ Op& GatherOp(const char* name, FCompute fc) {
       .set_compute(Context::kCPU, fc);
 }
 
-std::vector<NodeEntry> SameOpGrad(const NodePtr& n, const std::vector<NodeEntry>& og) {
-  return {MakeNode(n->op()->name, n->attrs.name + "_backward", {og[0]}, {n->attrs.dict.begin(), n->attrs.dict.end()})};
+/*! \brief Gradient: the op `inverse` undoes the forward; it runs on the output gradient with the forward's params. */
+FGradient InverseOpGrad(const char* inverse) {
+  return [inverse](const NodePtr& n, const std::vector<NodeEntry>& og) {
+    return std::vector<NodeEntry>{
+        MakeNode(inverse, n->attrs.name + "_backward", {og[0]}, {n->attrs.dict.begin(), n->attrs.dict.end()})};
+  };
 }
 
 struct Registrar {
@@ -178,7 +182,7 @@ struct Registrar {
         })
         .set_gradient([](const NodePtr& n, const std::vector<NodeEntry>& og) {
           const TShape& axes = n->attrs.get<TransposeParam>().axes;
-          if (axes.ndim() <= 0) return SameOpGrad(n, og);  // reversing is its own inverse
+          if (axes.ndim() <= 0) return InverseOpGrad("transpose")(n, og);  // reversing is its own inverse
           std::vector<dim_t> inv(axes.ndim());
           for (int i = 0; i < axes.ndim(); ++i) inv[axes[i] < 0 ? axes[i] + axes.ndim() : axes[i]] = i;
           return std::vector<NodeEntry>{
@@ -195,7 +199,7 @@ struct Registrar {
           AssignShape(attrs, &(*out)[0], TShape(SwapMove(attrs, (*in)[0]).shape), "output", 0);
           return true;
         })
-        .set_gradient(SameOpGrad);
+        .set_gradient(InverseOpGrad("SwapAxis"));
 
     GatherOp("reverse", GatherCompute(FlipMove))
         .add_alias("flip")
@@ -208,11 +212,12 @@ struct Registrar {
           AssignShape(attrs, &(*out)[0], (*in)[0], "output", 0);
           return true;
         })
-        .set_gradient(SameOpGrad);
+        .set_gradient(InverseOpGrad("reverse"));
 
     GatherOp("depth_to_space", GatherCompute(DepthToSpaceMove))
-        .describe("Rearranges (N, C, H, W) into (N, C/(b*b), H*b, W*b) by moving depth blocks into space "
-                  "(DCR order, as MXNet).")
+        .describe(
+            "Rearranges (N, C, H, W) into (N, C/(b*b), H*b, W*b) by moving depth blocks into space "
+            "(DCR order, as MXNet).")
         .add_arguments(BlockSizeParam::__FIELDS__())
         .set_attr_parser(ParamParser<BlockSizeParam>)
         .set_infer_shape([](const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
@@ -220,16 +225,12 @@ struct Registrar {
           if (!s.IsKnown()) return false;
           CheckNCHW(attrs, s);
           const int64_t b = attrs.get<BlockSizeParam>().block_size;
-          MX_CHECK_KIND(s[1] % (b * b) == 0, "ValueError")
-              << attrs.op->name << ": channels " << s[1] << " of shape " << s << " are not divisible by block_size^2 = "
-              << b * b;
+          MX_CHECK_KIND(s[1] % (b * b) == 0, "ValueError") << attrs.op->name << ": channels " << s[1] << " of shape "
+                                                           << s << " are not divisible by block_size^2 = " << b * b;
           AssignShape(attrs, &(*out)[0], TShape{s[0], s[1] / (b * b), s[2] * b, s[3] * b}, "output", 0);
           return true;
         })
-        .set_gradient([](const NodePtr& n, const std::vector<NodeEntry>& og) {
-          return std::vector<NodeEntry>{MakeNode("space_to_depth", n->attrs.name + "_backward", {og[0]},
-                                                 {n->attrs.dict.begin(), n->attrs.dict.end()})};
-        });
+        .set_gradient(InverseOpGrad("space_to_depth"));
 
     GatherOp("space_to_depth", GatherCompute(SpaceToDepthMove))
         .describe("Rearranges (N, C, H, W) into (N, C*b*b, H/b, W/b) by moving spatial blocks into depth.")
@@ -245,10 +246,7 @@ struct Registrar {
           AssignShape(attrs, &(*out)[0], TShape{s[0], s[1] * b * b, s[2] / b, s[3] / b}, "output", 0);
           return true;
         })
-        .set_gradient([](const NodePtr& n, const std::vector<NodeEntry>& og) {
-          return std::vector<NodeEntry>{MakeNode("depth_to_space", n->attrs.name + "_backward", {og[0]},
-                                                 {n->attrs.dict.begin(), n->attrs.dict.end()})};
-        });
+        .set_gradient(InverseOpGrad("depth_to_space"));
   }
 };
 const Registrar registrar;
