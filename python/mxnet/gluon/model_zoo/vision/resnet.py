@@ -24,7 +24,24 @@ def _projection(channels, stride, in_channels, with_bn):
     return block
 
 
-class BasicBlockV1(HybridBlock):
+class _PostActivation(HybridBlock):
+    """A v1 block: ReLU(body(x) + x), with x projected by downsample when it is set."""
+
+    def hybrid_forward(self, F, x):
+        residual = self.downsample(x) if self.downsample else x
+        return F.Activation(residual + self.body(x), act_type="relu")
+
+
+class _PreActivation(HybridBlock):
+    """A v2 block, which starts from BN-ReLU of its input (bn1)."""
+
+    def _activate_input(self, F, x):
+        """Returns ReLU(bn1(x)) and the residual: x, or the projection of that activation."""
+        act = F.Activation(self.bn1(x), act_type="relu")
+        return act, (self.downsample(act) if self.downsample else x)
+
+
+class BasicBlockV1(_PostActivation):
     """Two 3x3 convolutions with batch norm; ReLU after the residual sum."""
 
     def __init__(self, channels, stride, downsample=False, in_channels=0, **kwargs):
@@ -37,12 +54,8 @@ class BasicBlockV1(HybridBlock):
         self.body.add(nn.BatchNorm())
         self.downsample = _projection(channels, stride, in_channels, True) if downsample else None
 
-    def hybrid_forward(self, F, x):
-        residual = self.downsample(x) if self.downsample else x
-        return F.Activation(residual + self.body(x), act_type="relu")
 
-
-class BottleneckV1(HybridBlock):
+class BottleneckV1(_PostActivation):
     """1x1 (reduce, with the stride) - 3x3 - 1x1 (expand) with batch norm; ReLU after the sum."""
 
     def __init__(self, channels, stride, downsample=False, in_channels=0, **kwargs):
@@ -58,12 +71,8 @@ class BottleneckV1(HybridBlock):
         self.body.add(nn.BatchNorm())
         self.downsample = _projection(channels, stride, in_channels, True) if downsample else None
 
-    def hybrid_forward(self, F, x):
-        residual = self.downsample(x) if self.downsample else x
-        return F.Activation(residual + self.body(x), act_type="relu")
 
-
-class BasicBlockV2(HybridBlock):
+class BasicBlockV2(_PreActivation):
     """Pre-activation basic block: BN-ReLU-conv3x3 twice; the projection sees the first
     activation."""
 
@@ -76,16 +85,13 @@ class BasicBlockV2(HybridBlock):
         self.downsample = _projection(channels, stride, in_channels, False) if downsample else None
 
     def hybrid_forward(self, F, x):
-        residual = x
-        x = F.Activation(self.bn1(x), act_type="relu")
-        if self.downsample:
-            residual = self.downsample(x)
+        x, residual = self._activate_input(F, x)
         x = self.conv1(x)
         x = F.Activation(self.bn2(x), act_type="relu")
         return self.conv2(x) + residual
 
 
-class BottleneckV2(HybridBlock):
+class BottleneckV2(_PreActivation):
     """Pre-activation bottleneck: BN-ReLU-conv1x1, BN-ReLU-conv3x3 (stride), BN-ReLU-conv1x1."""
 
     def __init__(self, channels, stride, downsample=False, in_channels=0, **kwargs):
@@ -99,10 +105,7 @@ class BottleneckV2(HybridBlock):
         self.downsample = _projection(channels, stride, in_channels, False) if downsample else None
 
     def hybrid_forward(self, F, x):
-        residual = x
-        x = F.Activation(self.bn1(x), act_type="relu")
-        if self.downsample:
-            residual = self.downsample(x)
+        x, residual = self._activate_input(F, x)
         x = self.conv1(x)
         x = F.Activation(self.bn2(x), act_type="relu")
         x = self.conv2(x)
