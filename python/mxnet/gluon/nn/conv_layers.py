@@ -19,6 +19,19 @@ def _tuple(value, n, what):
     return value
 
 
+def _take_positional(names, values, kwargs):
+    """Moves positional arguments into kwargs under `names`, rejecting ones also given by name."""
+    for key, value in zip(names, values):
+        if key in kwargs:
+            raise TypeError("got multiple values for argument '%s'" % key)
+        kwargs[key] = value
+
+
+def _check_layout(layout, ndim):
+    if len(layout) != ndim + 2:
+        raise ValueError("layout %r does not have %d dimensions" % (layout, ndim + 2))
+
+
 def _weight_shape(op_name, layout, channels, in_channels, groups, kernel):
     """Weight shape of Convolution (out, in/groups, *k) or Deconvolution (in, out/groups, *k);
     channels-last layouts put the kernel dims before the input-channel dim."""
@@ -118,10 +131,7 @@ def _make_conv(ndim, default_layout, transpose):
              "bias_initializer", "in_channels"]
         if len(rest) > len(names):
             raise TypeError("too many positional arguments")
-        for key, value in zip(names, rest):
-            if key in kwargs:
-                raise TypeError("got multiple values for argument '%s'" % key)
-            kwargs[key] = value
+        _take_positional(names, rest, kwargs)
         output_padding = kwargs.pop("output_padding", 0) if transpose else None
         dilation = kwargs.pop("dilation", 1)
         groups = kwargs.pop("groups", 1)
@@ -131,8 +141,7 @@ def _make_conv(ndim, default_layout, transpose):
         weight_initializer = kwargs.pop("weight_initializer", None)
         bias_initializer = kwargs.pop("bias_initializer", "zeros")
         in_channels = kwargs.pop("in_channels", 0)
-        if len(layout) != ndim + 2:
-            raise ValueError("layout %r does not have %d dimensions" % (layout, ndim + 2))
+        _check_layout(layout, ndim)
         kernel_size = _tuple(kernel_size, ndim, "kernel_size")
         if transpose:
             self.outpad = _tuple(output_padding, ndim, "output_padding")
@@ -207,15 +216,11 @@ def _make_pool(ndim, default_layout, pool_type, default_size, ceil_first=False):
     # AvgPool2D/3D take ceil_mode first.
     def __init__(self, pool_size=default_size, strides=None, padding=0, *rest, **kwargs):
         names = ["ceil_mode", "layout"] if ceil_first else ["layout", "ceil_mode"]
-        for key, value in zip(names, rest[:2]):
-            if key in kwargs:
-                raise TypeError("got multiple values for argument '%s'" % key)
-            kwargs[key] = value
+        _take_positional(names, rest[:2], kwargs)
         rest = rest[2:]
         layout = kwargs.pop("layout", default_layout)
         ceil_mode = kwargs.pop("ceil_mode", False)
-        if len(layout) != ndim + 2:
-            raise ValueError("layout %r does not have %d dimensions" % (layout, ndim + 2))
+        _check_layout(layout, ndim)
         extra = {}
         if pool_type == "avg":
             count_include_pad = rest[0] if rest else kwargs.pop("count_include_pad", True)
@@ -229,8 +234,7 @@ def _make_pool(ndim, default_layout, pool_type, default_size, ceil_first=False):
 
 def _make_global_pool(ndim, default_layout, pool_type):
     def __init__(self, layout=default_layout, **kwargs):
-        if len(layout) != ndim + 2:
-            raise ValueError("layout %r does not have %d dimensions" % (layout, ndim + 2))
+        _check_layout(layout, ndim)
         _Pooling.__init__(self, (1,) * ndim, None, 0, True, True, pool_type, layout, **kwargs)
     return __init__
 
