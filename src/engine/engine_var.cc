@@ -1,6 +1,7 @@
 #include "engine/engine_var.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace mxnet {
 namespace engine {
@@ -108,6 +109,18 @@ void Var::MarkToDelete() {
 }
 
 uint64_t VarVersion(VarHandle var) { return var->version.load(std::memory_order_acquire); }
+
+Opr* NewOpr(Engine::AsyncFn fn, const std::vector<Var*>& const_vars, const std::vector<Var*>& mutable_vars,
+            FnProperty prop, const char* opr_name) {
+  auto* opr = new Opr();
+  opr->fn = std::move(fn);
+  opr->const_vars = const_vars;
+  opr->mutable_vars = mutable_vars;
+  DeduplicateVars(&opr->const_vars, &opr->mutable_vars);
+  opr->prop = prop;
+  if (opr_name) opr->name = opr_name;
+  return opr;
+}
 
 void DeduplicateVars(std::vector<Var*>* const_vars, std::vector<Var*>* mutable_vars) {
   auto unique = [](std::vector<Var*>* v) {

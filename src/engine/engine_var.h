@@ -85,6 +85,13 @@ struct Opr {
   bool is_wait{false};
 };
 
+/*!
+ * \brief A new Opr running fn, reading const_vars and writing mutable_vars (deduplicated as
+ *        DeduplicateVars says); opr_name may be null.
+ */
+Opr* NewOpr(Engine::AsyncFn fn, const std::vector<Var*>& const_vars, const std::vector<Var*>& mutable_vars,
+            FnProperty prop, const char* opr_name);
+
 /*! \brief One scheduled run of an Opr. */
 struct OprBlock {
   Opr* opr{nullptr};

@@ -42,14 +42,7 @@ class NaiveEngine final : public Engine {
 
   OprHandle NewOperator(AsyncFn fn, const std::vector<VarHandle>& const_vars,
                         const std::vector<VarHandle>& mutable_vars, FnProperty prop, const char* opr_name) override {
-    auto* opr = new Opr();
-    opr->fn = std::move(fn);
-    opr->const_vars = const_vars;
-    opr->mutable_vars = mutable_vars;
-    DeduplicateVars(&opr->const_vars, &opr->mutable_vars);
-    opr->prop = prop;
-    if (opr_name) opr->name = opr_name;
-    return opr;
+    return NewOpr(std::move(fn), const_vars, mutable_vars, prop, opr_name);
   }
   void DeleteOperator(OprHandle op) override { delete op; }
   void Push(OprHandle op, Context exec_ctx, int priority) override {

@@ -106,14 +106,7 @@ void ThreadedEngine::DeleteVariable(SyncFn delete_fn, Context exec_ctx, VarHandl
 OprHandle ThreadedEngine::NewOperator(AsyncFn fn, const std::vector<VarHandle>& const_vars,
                                       const std::vector<VarHandle>& mutable_vars, FnProperty prop,
                                       const char* opr_name) {
-  auto* opr = new Opr();
-  opr->fn = std::move(fn);
-  opr->const_vars = const_vars;
-  opr->mutable_vars = mutable_vars;
-  DeduplicateVars(&opr->const_vars, &opr->mutable_vars);
-  opr->prop = prop;
-  if (opr_name) opr->name = opr_name;
-  return opr;
+  return NewOpr(std::move(fn), const_vars, mutable_vars, prop, opr_name);
 }
 
 void ThreadedEngine::DeleteOperator(OprHandle op) {
@@ -151,13 +144,7 @@ void ThreadedEngine::PushAsync(AsyncFn fn, Context exec_ctx, const std::vector<V
                                const char* opr_name, bool wait) {
   FlushThisThreadBulk();
   CheckContext(exec_ctx);
-  auto* opr = new Opr();
-  opr->fn = std::move(fn);
-  opr->const_vars = const_vars;
-  opr->mutable_vars = mutable_vars;
-  DeduplicateVars(&opr->const_vars, &opr->mutable_vars);
-  opr->prop = prop;
-  if (opr_name) opr->name = opr_name;
+  Opr* opr = NewOpr(std::move(fn), const_vars, mutable_vars, prop, opr_name);
   opr->temporary = true;
   opr->is_wait = wait;
   PushBlock(opr, exec_ctx, priority);
