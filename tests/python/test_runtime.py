@@ -145,3 +145,17 @@ def test_openmp_threads_sleep_by_default_and_the_user_choice_wins(run_python):
     assert r.stdout.strip() == "PASSIVE"
     r = run_python(code, OMP_WAIT_POLICY="ACTIVE")
     assert r.stdout.strip() == "ACTIVE"
+
+
+def test_openblas_gets_avx512_kernels_on_intel_cpus_that_have_them(run_python):
+    code = "import os, mxnet; print(os.environ.get('OPENBLAS_CORETYPE', '-'))"
+    r = run_python(code, OPENBLAS_CORETYPE=None)
+    assert r.returncode == 0, r.stderr
+    with open("/proc/cpuinfo") as f:
+        text = f.read()
+    flags = set(text.split("flags", 1)[1].split("\n", 1)[0].split()) if "flags" in text else set()
+    avx512 = {"avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl"} <= flags
+    expect = "SkylakeX" if avx512 and "GenuineIntel" in text else "-"
+    assert r.stdout.strip() == expect
+    r = run_python(code, OPENBLAS_CORETYPE="Haswell")
+    assert r.stdout.strip() == "Haswell"
