@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,20 @@
 #include "mxnet/tensor.h"
 
 namespace mxnet {
+
+/*!
+ * \brief A chunk's data held in a backend's own memory layout (oneDNN's blocked formats,
+ *        e.g. nChw16c) instead of the chunk's plain row-major memory. Opaque here: only
+ *        the backend that made it reads it directly; everyone else gets plain data through
+ *        NDArray::data(), which converts it back (ToPlain) the first time plain memory is
+ *        touched. Immutable once installed, so concurrent readers may share it.
+ */
+class OpaqueLayout {
+ public:
+  virtual ~OpaqueLayout() = default;
+  /*! \brief Writes the data in plain row-major layout to dst (the chunk's own memory). */
+  virtual void ToPlain(void* dst) const = 0;
+};
 
 class NDArray {
  public:
@@ -37,8 +52,31 @@ class NDArray {
   /*! \brief Byte offset of this view into its chunk. */
   int64_t byte_offset() const { return byte_offset_; }
   engine::VarHandle var() const { return chunk_ ? chunk_->var : nullptr; }
-  /*! \brief The tensor kernels see; allocates delayed storage. Only valid inside an engine op or after a wait. */
+  /*!
+   * \brief The tensor kernels see; allocates delayed storage. Only valid inside an engine op or
+   *        after a wait. If the chunk holds an OpaqueLayout, converts it into the plain memory
+   *        first (once, under the chunk's lock): the one place plain access goes through.
+   */
   TBlob data() const;
+  /*!
+   * \brief As data(), but leaves an OpaqueLayout in place (the plain memory may be stale).
+   *        Only for kernels of ops registered with set_accepts_opaque_layout, which read the
+   *        layout through opaque_layout() or call MaterializePlain() before plain reads.
+   */
+  TBlob data_keep_layout() const;
+  /*! \brief The chunk's OpaqueLayout when this view is the whole chunk (offset 0, its shape and dtype), else null. */
+  std::shared_ptr<const OpaqueLayout> opaque_layout() const;
+  /*!
+   * \brief Installs data in a backend layout for this whole-chunk view; the plain memory is stale
+   *        from now on. Only from the engine op that writes this array (exclusive access).
+   */
+  void set_opaque_layout(std::shared_ptr<const OpaqueLayout> layout) const;
+  /*! \brief Converts an installed OpaqueLayout back into the plain memory and drops it. */
+  void MaterializePlain() const;
+  /*! \brief Whether this view covers its whole chunk (offset 0, all bytes). */
+  bool whole_chunk() const {
+    return chunk_ && byte_offset_ == 0 && static_cast<size_t>(Size()) * DTypeSize(dtype_) == chunk_->bytes;
+  }
   /*! \brief Allocates delayed storage now (from the thread that pushes the write). */
   void CheckAndAlloc() const;
   /*! \brief Whether two arrays share a chunk (views of one allocation). */
@@ -92,6 +130,12 @@ class NDArray {
     bool delay_alloc{false};
     std::atomic<uint32_t> version{0};
     bool fresh_grad{false};
+    // Backend-layout copy of the data (see OpaqueLayout); has_layout lets data() skip the lock.
+    std::mutex layout_mu;
+    std::atomic<bool> has_layout{false};
+    std::shared_ptr<const OpaqueLayout> layout;
+    TShape layout_shape;
+    int layout_dtype{-1};
     Chunk(size_t nbytes, Context c, bool delay);
     ~Chunk();
     void Alloc();
@@ -102,6 +146,28 @@ class NDArray {
   int dtype_{kFloat32};
   int64_t byte_offset_{0};
   op::NodeEntry entry_;
+};
+
+/*!
+ * \brief The NDArrays behind the blobs of the kernel running on this thread, for kernels of ops
+ *        registered with set_accepts_opaque_layout (they read inputs' and install outputs'
+ *        OpaqueLayouts). Set by the imperative layer around the kernel call; null elsewhere.
+ */
+struct KernelArrays {
+  const std::vector<NDArray>* inputs{nullptr};
+  const std::vector<NDArray>* outputs{nullptr};
+  static const KernelArrays* Current();
+};
+/*! \brief Makes `arrays` current on this thread for its lifetime. */
+class KernelArraysScope {
+ public:
+  explicit KernelArraysScope(const KernelArrays* arrays);
+  ~KernelArraysScope();
+  KernelArraysScope(const KernelArraysScope&) = delete;
+  KernelArraysScope& operator=(const KernelArraysScope&) = delete;
+
+ private:
+  const KernelArrays* prev_;
 };
 
 /*!

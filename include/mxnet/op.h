@@ -239,6 +239,12 @@ class Op {
   FResourceRequest resource_request;
   FMutateInputs mutate_inputs;
   FGradient gradient;
+  /*!
+   * \brief Whether the CPU kernel reads inputs held in a backend layout (NDArray's
+   *        OpaqueLayout) itself; the imperative layer then passes their blobs without
+   *        converting them (NDArray::data_keep_layout). Other ops always see plain data.
+   */
+  bool accepts_opaque_layout{false};
   /*! \brief Dense index in the registry (fast per-op tables elsewhere). */
   uint32_t index{0};
 
@@ -265,6 +271,7 @@ class Op {
   Op& set_resource_request(std::vector<ResourceRequest> reqs);
   Op& set_mutate_inputs(FMutateInputs fn);
   Op& set_gradient(FGradient fn);
+  Op& set_accepts_opaque_layout(bool v);
 
   // ---- queries used by imperative, autograd and graph code ----
   uint32_t NumInputs(const NodeAttrs& a) const { return get_num_inputs ? get_num_inputs(a) : num_inputs; }

@@ -196,12 +196,17 @@ void Invoke(Context default_ctx, const op::NodeAttrs& attrs, const std::vector<N
   for (uint32_t i = 0; i < nin; ++i) in_copy[i] = inputs[i]->Detach();
   auto shared_attrs = std::make_shared<op::NodeAttrs>(attrs);
   const op::FCompute fn = *fcompute;
+  const bool keep_layout = op->accepts_opaque_layout;
   Engine::Get()->PushSync(
-      [fn, shared_attrs, opctx, in_copy, run_out, req](RunContext rctx) mutable {
+      [fn, shared_attrs, opctx, in_copy, run_out, req, keep_layout](RunContext rctx) mutable {
         std::vector<TBlob> ib(in_copy.size()), ob(run_out.size());
-        for (size_t i = 0; i < in_copy.size(); ++i) ib[i] = in_copy[i].data();
+        // Ops that read backend (oneDNN blocked) layouts get their inputs unconverted and the
+        // arrays themselves through KernelArrays; every other kernel sees plain data.
+        for (size_t i = 0; i < in_copy.size(); ++i) ib[i] = keep_layout ? in_copy[i].data_keep_layout() : in_copy[i].data();
         for (size_t i = 0; i < run_out.size(); ++i) ob[i] = run_out[i].data();
         opctx.run_ctx = rctx;
+        const KernelArrays arrays{&in_copy, &run_out};
+        KernelArraysScope scope(keep_layout ? &arrays : nullptr);
         fn(*shared_attrs, opctx, ib, req, ob);
       },
       ctx, reads, writes, FnProperty::kNormal, 0, op->name.c_str());

@@ -55,10 +55,56 @@ void NDArray::CheckAndAlloc() const {
 
 TBlob NDArray::data() const {
   if (!chunk_) return TBlob(nullptr, shape_, dtype_, Context());
+  // Plain access of any view (read or write) first brings back a backend layout's data.
+  if (chunk_->has_layout.load(std::memory_order_acquire)) MaterializePlain();
+  return data_keep_layout();
+}
+
+TBlob NDArray::data_keep_layout() const {
+  if (!chunk_) return TBlob(nullptr, shape_, dtype_, Context());
   CheckAndAlloc();
   char* base = static_cast<char*>(chunk_->handle.dptr);
   return TBlob(base ? base + byte_offset_ : nullptr, shape_, dtype_, chunk_->ctx);
 }
+
+void NDArray::MaterializePlain() const {
+  if (!chunk_) return;
+  // Readers of one var run concurrently: the lock makes the conversion happen once, and
+  // every plain reader waits for it. Readers of the layout hold their own reference.
+  std::lock_guard<std::mutex> lk(chunk_->layout_mu);
+  if (!chunk_->layout) return;
+  CheckAndAlloc();
+  chunk_->layout->ToPlain(chunk_->handle.dptr);
+  chunk_->layout.reset();
+  chunk_->has_layout.store(false, std::memory_order_release);
+}
+
+std::shared_ptr<const OpaqueLayout> NDArray::opaque_layout() const {
+  if (!chunk_ || !chunk_->has_layout.load(std::memory_order_acquire)) return nullptr;
+  std::lock_guard<std::mutex> lk(chunk_->layout_mu);
+  if (byte_offset_ != 0 || shape_ != chunk_->layout_shape || dtype_ != chunk_->layout_dtype) return nullptr;
+  return chunk_->layout;
+}
+
+void NDArray::set_opaque_layout(std::shared_ptr<const OpaqueLayout> layout) const {
+  if (!chunk_) return;
+  MX_CHECK(whole_chunk()) << "an opaque layout must describe a whole chunk";
+  std::lock_guard<std::mutex> lk(chunk_->layout_mu);
+  chunk_->layout = std::move(layout);
+  chunk_->layout_shape = shape_;
+  chunk_->layout_dtype = dtype_;
+  chunk_->has_layout.store(chunk_->layout != nullptr, std::memory_order_release);
+}
+
+namespace {
+thread_local const KernelArrays* tls_kernel_arrays = nullptr;
+}  // namespace
+
+const KernelArrays* KernelArrays::Current() { return tls_kernel_arrays; }
+KernelArraysScope::KernelArraysScope(const KernelArrays* arrays) : prev_(tls_kernel_arrays) {
+  tls_kernel_arrays = arrays;
+}
+KernelArraysScope::~KernelArraysScope() { tls_kernel_arrays = prev_; }
 
 NDArray NDArray::Reshape(const TShape& shape) const {
   MX_CHECK_KIND(!is_none(), "ValueError") << "cannot reshape a none array";

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "operator/nn/nn_util.h"
+#include "operator/nn/onednn/onednn_layout.h"
 #include "operator/nn/onednn/onednn_ops.h"
 
 namespace mxnet {
@@ -73,8 +74,13 @@ void ActivationCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::
   const int t = attrs.get<ActivationParam>().act_type;
 #if MXNET_USE_ONEDNN
   dnnl::algorithm alg;
-  if (req[0] != kAddTo && in[0].Size() > 0 && OneDNNAlg(t, in[0].type_flag_, &alg))
+  if (req[0] != kAddTo && in[0].Size() > 0 && OneDNNAlg(t, in[0].type_flag_, &alg)) {
+    const auto bx = onednn::BlockedInput(0, in[0]);
+    if (bx && onednn::CanLeaveBlocked(0, out[0])) return onednn::EltwiseForwardBlocked(alg, 0.f, 0.f, *bx, out[0]);
+    onednn::PlainInput(0);
     return onednn::EltwiseForward(alg, 0.f, 0.f, in[0], out[0]);
+  }
+  onednn::PlainInputs();  // the op accepts blocked inputs; the loops below read plain memory
 #endif
   MXNET_REAL_TYPE_SWITCH(in[0].type_flag_, D, {
     using C = compute_t<D>;
@@ -116,6 +122,7 @@ MXNET_REGISTER_OP(Activation)
     .set_infer_shape(ElemwiseShape)
     .set_infer_type(ElemwiseType)
     .set_compute(Context::kCPU, ActivationCompute)
+    .set_accepts_opaque_layout(true)
     .set_gradient([](const NodePtr& n, const std::vector<NodeEntry>& og) {
       return std::vector<NodeEntry>{MakeNode("_backward_Activation", n->attrs.name + "_backward",
                                              {og[0], n->inputs[0], NodeEntry{n, 0, 0}}, n->attrs.dict)};

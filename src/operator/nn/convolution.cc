@@ -10,6 +10,7 @@
 #include "operator/nn/conv_plain.h"
 #include "operator/nn/half_via_float.h"
 #include "operator/nn/onednn/onednn_conv.h"
+#include "operator/nn/onednn/onednn_layout.h"
 
 namespace mxnet {
 namespace op {
@@ -70,6 +71,7 @@ void ConvolutionCompute(const NodeAttrs& attrs, const OpContext& ctx, const std:
     onednn::ConvForward(g, cl, ctx.is_train, in[0], in[1], bias, out[0], post);
     return;
   }
+  onednn::PlainInputs();  // the paths below read plain memory (the op accepts blocked inputs)
 #endif
   // float16 (and bfloat16 without oneDNN) widen to float32: see half_via_float.h.
   if (IsHalfType(in[0].type_flag_)) {
@@ -123,6 +125,7 @@ MXNET_REGISTER_OP(Convolution)
     .set_infer_type(ElemwiseType)
     .set_resource_request(std::vector<ResourceRequest>{ResourceRequest::kTempSpace})
     .set_compute(Context::kCPU, ConvolutionCompute)
+    .set_accepts_opaque_layout(true)
     .set_gradient([](const NodePtr& n, const std::vector<NodeEntry>& og) {
       return MakeNodeOutputs("_backward_Convolution", n->attrs.name + "_backward",
                              {og[0], n->inputs[0], n->inputs[1]}, n->attrs.dict);

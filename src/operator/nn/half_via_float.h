@@ -5,7 +5,8 @@
  *        it is enabled (avx512_bf16), float16 has no CPU GEMM or oneDNN kernel on this
  *        machine, and the plain kernels are float32/float64 only. Such calls widen every
  *        input to a float32 copy, run the float32 kernel (oneDNN or plain) and narrow the
- *        outputs back, so half types are a slower path, never a type error.
+ *        outputs back, so half types are a slower path, never a type error. Callers convert
+ *        blocked inputs to plain first (onednn::PlainInputs).
  */
 #ifndef MXNET_OPERATOR_NN_HALF_VIA_FLOAT_H_
 #define MXNET_OPERATOR_NN_HALF_VIA_FLOAT_H_
@@ -13,6 +14,7 @@
 #include <memory>
 #include <vector>
 
+#include "mxnet/ndarray.h"
 #include "mxnet/op.h"
 #include "mxnet/tensor.h"
 #include "operator/common/parallel.h"
@@ -58,6 +60,8 @@ void ComputeInFloat32(const std::vector<TBlob>& in, const std::vector<OpReqType>
     if (copy) half_detail::Widen(b, bufs.back().get());
     return TBlob(bufs.back().get(), b.shape_, kFloat32, b.ctx_);
   };
+  // The float32 copies are not the arrays' memory: no blocked layouts read or installed.
+  KernelArraysScope no_arrays(nullptr);
   std::vector<TBlob> fin, fout;
   for (const TBlob& b : in) fin.push_back(widen(b, true));
   for (size_t i = 0; i < out.size(); ++i) fout.push_back(widen(out[i], req[i] == kAddTo));

@@ -13,6 +13,7 @@
 
 #include "operator/nn/conv_param.h"
 #include "operator/nn/conv_plain.h"
+#include "operator/nn/onednn/onednn_layout.h"
 #include "operator/nn/onednn/onednn_ops.h"
 
 namespace mxnet {
@@ -301,6 +302,7 @@ void PoolingCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vec
 #if MXNET_USE_ONEDNN
   onednn::PoolDesc d;
   if (req[0] != kAddTo && OneDNNPool(g, in[0].type_flag_, cl, &d)) return onednn::PoolForward(d, in[0], out[0]);
+  onednn::PlainInputs();  // the op accepts blocked inputs; the loops below read plain memory
 #endif
   MXNET_REAL_TYPE_SWITCH(in[0].type_flag_, D, { PlainPoolingForward<D>(g, cl, in[0], out[0], req[0], ctx); });
 }
@@ -337,6 +339,7 @@ MXNET_REGISTER_OP(Pooling)
     .set_infer_type(ElemwiseType)
     .set_resource_request(std::vector<ResourceRequest>{ResourceRequest::kTempSpace})
     .set_compute(Context::kCPU, PoolingCompute)
+    .set_accepts_opaque_layout(true)
     .set_gradient([](const NodePtr& n, const std::vector<NodeEntry>& og) {
       return std::vector<NodeEntry>{MakeNode("_backward_Pooling", n->attrs.name + "_backward",
                                              {og[0], n->inputs[0], NodeEntry{n, 0, 0}}, n->attrs.dict)};

@@ -9,8 +9,11 @@
 
 #include "operator/nn/onednn/onednn_conv.h"
 
+#include <memory>
 #include <unordered_map>
 #include <vector>
+
+#include "operator/nn/onednn/onednn_layout.h"
 
 namespace mxnet {
 namespace op {
@@ -160,21 +163,35 @@ void RunForward(const Problem& p, bool training, const TBlob& x, const TBlob& w,
     return n;
   });
   dnnl::stream& s = ThreadStream();
+  // Blocked propagation (onednn_layout.h): x already in the primitive's format is read as is;
+  // y stays in the primitive's format when the op allows it (the next oneDNN op reads it,
+  // anyone else gets it reordered by NDArray::data()).
+  const std::shared_ptr<const BlockedData> bx = BlockedInput(0, x);
+  const bool x_direct = bx && bx->desc() == e.src.Prim().get_desc();
+  if (!x_direct) PlainInput(0);
+  PlainInput(1);
+  PlainInput(2);
+  std::shared_ptr<BlockedData> by;
+  if (post.sum_scale == 0.f && e.dst.needs_reorder() && CanLeaveBlocked(0, y))
+    by = std::make_shared<BlockedData>(e.dst.Prim().get_desc(), p.dst);
   e.src.Bind(x.dptr_);
   e.wei.Bind(w.dptr_);
   e.dst.Bind(y.dptr_);
-  e.src.ToPrim(s);
+  if (!x_direct) e.src.ToPrim(s);
   e.wei.ToPrim(s);
   if (post.sum_scale != 0.f) e.dst.ToPrim(s);  // the sum post-op reads the old output
   std::unordered_map<int, dnnl::memory> args{
-      {DNNL_ARG_SRC, e.src.Prim()}, {DNNL_ARG_WEIGHTS, e.wei.Prim()}, {DNNL_ARG_DST, e.dst.Prim()}};
+      {DNNL_ARG_SRC, x_direct ? dnnl::memory(bx->desc(), CpuEngine(), bx->ptr()) : e.src.Prim()},
+      {DNNL_ARG_WEIGHTS, e.wei.Prim()},
+      {DNNL_ARG_DST, by ? dnnl::memory(by->desc(), CpuEngine(), by->ptr()) : e.dst.Prim()}};
   if (p.has_bias) {
     e.bias.set_data_handle(bias->dptr_);
     args[DNNL_ARG_BIAS] = e.bias;
   }
   e.prim.execute(s, args);
-  e.dst.FromPrim(s);
+  if (!by) e.dst.FromPrim(s);
   s.wait();
+  if (by) SetBlockedOutput(0, std::move(by));
 }
 
 template <bool kD>

@@ -6,7 +6,9 @@
 #if MXNET_USE_ONEDNN
 
 #include <cstring>
+#include <memory>
 
+#include "operator/nn/onednn/onednn_layout.h"
 #include "operator/nn/onednn/onednn_ops.h"
 
 namespace mxnet {
@@ -65,6 +67,27 @@ void EltwiseForward(dnnl::algorithm alg, float alpha, float beta, const TBlob& x
   dnnl::stream& s = ThreadStream();
   e.prim.execute(s, {{DNNL_ARG_SRC, e.src}, {DNNL_ARG_DST, e.dst}});
   s.wait();
+}
+
+void EltwiseForwardBlocked(dnnl::algorithm alg, float alpha, float beta, const BlockedData& x, const TBlob& y) {
+  // Same format in and out: the next oneDNN op reads y as it read x (padding stays zero,
+  // which is why this runs on the blocked descriptor rather than a flat view).
+  thread_local PrimitiveCache<FwdEntry> cache;
+  Key key = MakeKey(alg, alpha, beta, y);
+  AddDescKey(&key, x.desc());
+  FwdEntry& e = cache.Get(key, [&] {
+    dnnl::eltwise_forward::primitive_desc pd(
+        dnnl::eltwise_forward::desc(dnnl::prop_kind::forward_inference, alg, x.desc(), alpha, beta), CpuEngine());
+    return FwdEntry{dnnl::eltwise_forward(pd), dnnl::memory(x.desc(), CpuEngine(), DNNL_MEMORY_NONE),
+                    dnnl::memory(x.desc(), CpuEngine(), DNNL_MEMORY_NONE)};
+  });
+  auto by = std::make_shared<BlockedData>(x.desc(), PlainDesc(y));
+  e.src.set_data_handle(x.ptr());
+  e.dst.set_data_handle(by->ptr());
+  dnnl::stream& s = ThreadStream();
+  e.prim.execute(s, {{DNNL_ARG_SRC, e.src}, {DNNL_ARG_DST, e.dst}});
+  s.wait();
+  SetBlockedOutput(0, std::move(by));
 }
 
 void EltwiseBackward(dnnl::algorithm alg, float alpha, float beta, const TBlob& dy, const TBlob& x, const TBlob& dx) {

@@ -30,6 +30,7 @@ struct PoolDesc {
   bool include_pad;           // average only
   std::vector<int64_t> kernel, stride, pad_l, pad_r;
 };
+/*! \brief Reads a blocked x and leaves y blocked when the op allows (onednn_layout.h). */
 void PoolForward(const PoolDesc& p, const TBlob& x, const TBlob& y);
 /*! \brief Average pooling backward. */
 void AvgPoolBackward(const PoolDesc& p, const TBlob& dy, const TBlob& dx);
@@ -46,6 +47,9 @@ void BatchNormBackward(const TBlob& dy, const TBlob& x, const float* gamma, cons
 // ---- element-wise activations ----
 bool EltwiseSupported(dnnl::algorithm alg);
 void EltwiseForward(dnnl::algorithm alg, float alpha, float beta, const TBlob& x, const TBlob& y);
+class BlockedData;
+/*! \brief Forward on a blocked input; the output (kernel output 0) is left in the same format. */
+void EltwiseForwardBlocked(dnnl::algorithm alg, float alpha, float beta, const BlockedData& x, const TBlob& y);
 /*! \brief Backward from the forward input (src). */
 void EltwiseBackward(dnnl::algorithm alg, float alpha, float beta, const TBlob& dy, const TBlob& x, const TBlob& dx);
 

@@ -7,6 +7,9 @@
  */
 #if MXNET_USE_ONEDNN
 
+#include <memory>
+
+#include "operator/nn/onednn/onednn_layout.h"
 #include "operator/nn/onednn/onednn_ops.h"
 
 namespace mxnet {
@@ -51,18 +54,31 @@ struct MaxBwdEntry {
 }  // namespace
 
 void PoolForward(const PoolDesc& p, const TBlob& x, const TBlob& y) {
+  // A blocked x (from a conv or an activation) is pooled in its format and y left blocked;
+  // otherwise plain in, plain out.
+  std::shared_ptr<const BlockedData> bx = BlockedInput(0, x);
+  if (bx && !CanLeaveBlocked(0, y)) bx.reset();
+  if (!bx) PlainInput(0);
+  const auto src = bx ? bx->desc() : PlainDesc(x);
+  const auto plain_dst = PlainDesc(y);
+  Key key = MakeKey(p, x, y);
+  AddDescKey(&key, src);
   thread_local PrimitiveCache<FwdEntry> cache;
-  FwdEntry& e = cache.Get(MakeKey(p, x, y), [&] {
-    const auto src = PlainDesc(x), dst = PlainDesc(y);
+  FwdEntry& e = cache.Get(key, [&] {
+    const auto dst = bx ? dnnl::memory::desc(plain_dst.dims(), plain_dst.data_type(), dnnl::memory::format_tag::any)
+                        : plain_dst;
     dnnl::pooling_forward::primitive_desc pd(FwdDesc(p, src, dst, dnnl::prop_kind::forward_inference), CpuEngine());
     return FwdEntry{dnnl::pooling_forward(pd), dnnl::memory(src, CpuEngine(), DNNL_MEMORY_NONE),
-                    dnnl::memory(dst, CpuEngine(), DNNL_MEMORY_NONE)};
+                    dnnl::memory(pd.dst_desc(), CpuEngine(), DNNL_MEMORY_NONE)};
   });
-  e.src.set_data_handle(x.dptr_);
-  e.dst.set_data_handle(y.dptr_);
+  std::shared_ptr<BlockedData> by;
+  if (e.dst.get_desc() != plain_dst) by = std::make_shared<BlockedData>(e.dst.get_desc(), plain_dst);
+  e.src.set_data_handle(bx ? bx->ptr() : x.dptr_);
+  e.dst.set_data_handle(by ? by->ptr() : y.dptr_);
   dnnl::stream& s = ThreadStream();
   e.prim.execute(s, {{DNNL_ARG_SRC, e.src}, {DNNL_ARG_DST, e.dst}});
   s.wait();
+  if (by) SetBlockedOutput(0, std::move(by));
 }
 
 void AvgPoolBackward(const PoolDesc& p, const TBlob& dy, const TBlob& dx) {

@@ -1,0 +1,66 @@
+/*!
+ * \file onednn_layout.h
+ * \brief Blocked (oneDNN-preferred) layouts kept between consecutive oneDNN ops. A oneDNN
+ *        kernel of an op registered with set_accepts_opaque_layout may leave its output in
+ *        the primitive's format (e.g. nChw16c) as an NDArray OpaqueLayout (BlockedData) and
+ *        may read such inputs directly; any other reader goes through NDArray::data(), which
+ *        reorders back to plain once. Kernels reach the arrays through KernelArrays.
+ */
+#ifndef MXNET_OPERATOR_NN_ONEDNN_ONEDNN_LAYOUT_H_
+#define MXNET_OPERATOR_NN_ONEDNN_ONEDNN_LAYOUT_H_
+
+#if MXNET_USE_ONEDNN
+
+#include <cstdint>
+#include <memory>
+
+#include "mxnet/ndarray.h"
+#include "mxnet/storage.h"
+#include "operator/nn/onednn/onednn_base.h"
+
+namespace mxnet {
+namespace op {
+namespace onednn {
+
+/*! \brief An array's data in a oneDNN format, in pooled storage owned by this object. */
+class BlockedData : public OpaqueLayout {
+ public:
+  /*! \brief desc: the stored format; plain: the array's row-major description. */
+  BlockedData(const dnnl::memory::desc& desc, const dnnl::memory::desc& plain);
+  ~BlockedData() override;
+  BlockedData(const BlockedData&) = delete;
+  BlockedData& operator=(const BlockedData&) = delete;
+  void ToPlain(void* dst) const override;
+  const dnnl::memory::desc& desc() const { return desc_; }
+  void* ptr() const { return handle_.dptr; }
+
+ private:
+  dnnl::memory::desc desc_, plain_;
+  Storage::Handle handle_;
+};
+
+/*! \brief Adds a memory descriptor's format (dims, type, blocking) to a cache key. */
+void AddDescKey(Key* key, const dnnl::memory::desc& d);
+
+/*!
+ * \brief Input i's blocked data, when the running kernel may read layouts, input i holds one
+ *        and x is that array's own memory (not a converted copy).
+ */
+std::shared_ptr<const BlockedData> BlockedInput(size_t i, const TBlob& x);
+/*! \brief Converts input i to plain memory before the kernel reads its plain blob. */
+void PlainInput(size_t i);
+/*! \brief Converts every input (the plain path of an op that accepts layouts). */
+void PlainInputs();
+/*! \brief Whether output i may be left blocked: accepting op, y is the whole array's own memory. */
+bool CanLeaveBlocked(size_t i, const TBlob& y);
+/*! \brief Installs output i's data; its plain memory is stale until someone reads it plainly. */
+void SetBlockedOutput(size_t i, std::shared_ptr<const BlockedData> data);
+/*! \brief Blocked outputs installed so far in this process (tests see propagation happen). */
+uint64_t BlockedOutputsMade();
+
+}  // namespace onednn
+}  // namespace op
+}  // namespace mxnet
+
+#endif  // MXNET_USE_ONEDNN
+#endif  // MXNET_OPERATOR_NN_ONEDNN_ONEDNN_LAYOUT_H_
