@@ -1,0 +1,614 @@
+#!/usr/bin/env python3
+"""Scoring benchmark: images/s of image-classification networks, ours against the peers.
+
+fp32, random weights, random input; for every (network, batch size) a warm-up, then several
+timed windows of whole batches, and the median window's images/s is reported (min and max
+go to the JSON too). Every framework runs in its own process, started by this script with
+the same thread count (OMP_NUM_THREADS, MKL_NUM_THREADS, OPENBLAS_NUM_THREADS, and each
+framework's own setting), so no two of them fight for the cores or share a BLAS.
+
+Frameworks (a peer that is not installed is reported as missing, never skipped silently):
+  ours         this runtime's mx.gluon.model_zoo.vision. hybridize() only records its flags
+               for now, so these figures are imperative execution.
+  mxnet191     Apache MXNet 1.9.1 from PyPI (benchmark/.peers/mxnet191), the same zoo models,
+               hybridized with static_alloc/static_shape as its users run inference.
+  torch        Debian's python3-torch with torchvision's models, via /usr/bin/python3: eager
+               (inference_mode) and TorchScript traced+frozen; both are kept, the faster is
+               "torch best".
+  onnxruntime  onnxruntime from PyPI (benchmark/.peers/ort) running the torchvision models
+               exported to ONNX by the torch process.
+Install the peers with: bash benchmark/python/setup_peers.sh
+
+Also measured: the machine's fp32 GEMM peak (a large sgemm through numpy's BLAS, our
+mx.nd.dot and torch.mm; the best is the peak), each network's multiply-adds (counted from
+its convolution and dense layers on a batch-1 forward pass), and from these ResNet-50's
+achieved GFLOP/s per framework as a fraction of the peak.
+
+Output: a markdown table per network on stdout, results JSON and (when matplotlib can be
+imported by this interpreter or /usr/bin/python3) a PNG bar chart in --out-dir.
+
+  python benchmark/python/benchmark_score.py --quick     # ResNet-50, AlexNet; batch 1, 8
+  python benchmark/python/benchmark_score.py             # everything (tens of minutes)
+"""
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+PEERS = os.environ.get("MXNET_BENCH_PEERS", os.path.join(ROOT, "benchmark", ".peers"))
+SETUP = "bash benchmark/python/setup_peers.sh"
+
+# Our zoo name -> (torchvision name, input side).
+MODELS = {
+    "alexnet": ("alexnet", 224),
+    "vgg16": ("vgg16", 224),
+    "inception_v3": ("inception_v3", 299),
+    "resnet50_v1": ("resnet50", 224),
+    "resnet152_v1": ("resnet152", 224),
+}
+BATCH_SIZES = [1, 2, 4, 8, 16, 32]
+FRAMEWORKS = ["ours", "mxnet191", "torch", "onnxruntime"]
+
+
+# ----------------------------------------------------------------------------------------
+# Timing, shared by every worker (stdlib only: the workers run under other interpreters).
+
+def time_batches(run, batch, warmup_s, window_s, windows):
+    """Images/s of `run` (one synchronous batch): warm-up, then `windows` timed windows.
+
+    The warm-up lasts at least three calls and `warmup_s` seconds (first calls allocate
+    memory, pick kernels and fill caches; TorchScript profiles two runs before it optimises). Each window runs as many whole batches as fit
+    into `window_s` by the warm-up's speed (at least one), so every window is a
+    steady-state average and the median of the windows resists a noisy neighbour.
+    """
+    start = time.perf_counter()
+    calls = 0
+    while calls < 3 or time.perf_counter() - start < warmup_s:
+        t0 = time.perf_counter()
+        run()
+        last = time.perf_counter() - t0
+        calls += 1
+    per_window = max(1, int(window_s / max(last, 1e-9)))
+    rates = []
+    for _ in range(windows):
+        t0 = time.perf_counter()
+        for _ in range(per_window):
+            run()
+        rates.append(per_window * batch / (time.perf_counter() - t0))
+    return {"images_per_s": statistics.median(rates), "min": min(rates), "max": max(rates),
+            "windows": windows, "batches_per_window": per_window}
+
+
+def emit(record):
+    """One result line on stdout for the parent (other output goes to stderr)."""
+    sys.stdout.write("RESULT " + json.dumps(record) + "\n")
+    sys.stdout.flush()
+
+
+def log(msg):
+    sys.stderr.write(msg + "\n")
+    sys.stderr.flush()
+
+
+def best_gemm(matmul, make, n, reps):
+    """GFLOP/s of the best of `reps` n x n x n fp32 matrix products."""
+    a, b = make(n), make(n)
+    matmul(a, b)
+    best = float("inf")
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        matmul(a, b)
+        best = min(best, time.perf_counter() - t0)
+    return 2.0 * n ** 3 / best / 1e9
+
+
+# ----------------------------------------------------------------------------------------
+# Workers: each runs in its own process under its framework's interpreter.
+
+def mxnet_macs(mx, net, side):
+    """Multiply-adds per image of a Gluon network, from its Conv2D and Dense layers."""
+    from mxnet.gluon import nn
+    total = [0]
+
+    def hook(block, inputs, output):
+        per_image = output.size // output.shape[0]
+        w = block.weight.shape
+        if isinstance(block, nn.Dense):
+            total[0] += per_image * w[1]
+        else:  # (out, in / groups, kh, kw)
+            total[0] += per_image * w[1] * w[2] * w[3]
+
+    handles = []
+
+    def attach(block):
+        if isinstance(block, (nn.Conv2D, nn.Dense)):
+            handles.append(block.register_forward_hook(hook))
+    net.apply(attach)
+    net(mx.nd.zeros((1, 3, side, side))).wait_to_read()
+    for h in handles:
+        h.detach()
+    return total[0]
+
+
+def worker_mxnet(spec, flavour):
+    """Ours and Apache MXNet 1.9.1 share the Gluon API, so one worker serves both."""
+    import mxnet as mx
+    from mxnet.gluon.model_zoo import vision
+    info = {"version": mx.__version__}
+    if flavour == "ours":
+        info["runtime"] = dict(mx.runtime.info())
+        if spec.get("gemm"):
+            import numpy as np
+            n = spec["gemm_n"]
+            # Our own sgemm (mx.nd.dot) and numpy's BLAS in this process.
+            info["gemm_gflops_mx_dot"] = best_gemm(
+                lambda a, b: mx.nd.dot(a, b).wait_to_read(),
+                lambda k: mx.nd.random.uniform(shape=(k, k)), n, 5)
+            info["gemm_gflops_numpy"] = best_gemm(
+                np.matmul, lambda k: np.random.rand(k, k).astype(np.float32), n, 5)
+            info["numpy_version"] = np.__version__
+    emit({"info": info})
+    for name in spec["models"]:
+        side = MODELS[name][1]
+        try:
+            net = getattr(vision, name)()
+            net.initialize(mx.init.Xavier())
+            # 1.9.1 builds a static graph with this; ours records the flags (imperative).
+            net.hybridize(static_alloc=True, static_shape=True)
+            if flavour == "ours":
+                emit({"model": name, "macs_per_image": mxnet_macs(mx, net, side)})
+        except Exception as err:  # a model that fails to build is reported, not fatal
+            emit({"model": name, "error": "%s: %s" % (type(err).__name__, err)})
+            continue
+        for batch in spec["batch_sizes"]:
+            try:
+                x = mx.nd.random.uniform(shape=(batch, 3, side, side))
+                res = time_batches(lambda: net(x).wait_to_read(), batch, spec["warmup_s"],
+                                   spec["window_s"], spec["windows"])
+                res.update(model=name, batch=batch, variant="hybridized static"
+                           if flavour == "mxnet191" else "imperative")
+            except Exception as err:
+                res = {"model": name, "batch": batch, "error": "%s: %s"
+                       % (type(err).__name__, err)}
+            log("%s %s batch %d: %s" % (flavour, name, batch,
+                                         res.get("images_per_s", res.get("error"))))
+            emit(res)
+
+
+def worker_torch(spec):
+    import torch
+    import torchvision
+    torch.set_num_threads(spec["threads"])
+    info = {"version": torch.__version__, "torchvision": torchvision.__version__,
+            "num_threads": torch.get_num_threads(),
+            "parallel_info": torch.__config__.parallel_info()}
+    if spec.get("gemm"):
+        info["gemm_gflops_torch_mm"] = best_gemm(
+            torch.mm, lambda k: torch.rand(k, k), spec["gemm_n"], 5)
+    emit({"info": info})
+    onnx_dir = spec.get("onnx_dir")
+    for name in spec["models"]:
+        tv_name, side = MODELS[name]
+        try:
+            kwargs = {"weights": None}
+            if tv_name == "inception_v3":
+                # No auxiliary head at inference; skip the slow truncated-normal init.
+                kwargs.update(aux_logits=False, init_weights=False)
+            model = getattr(torchvision.models, tv_name)(**kwargs).eval()
+        except Exception as err:
+            emit({"model": name, "error": "%s: %s" % (type(err).__name__, err)})
+            continue
+        for batch in spec["batch_sizes"]:
+            x = torch.rand(batch, 3, side, side)
+            for variant in ("eager", "torchscript"):
+                try:
+                    with torch.inference_mode():
+                        if variant == "eager":
+                            fn = model
+                        else:
+                            with torch.no_grad():
+                                fn = torch.jit.freeze(torch.jit.trace(model, x))
+                        res = time_batches(lambda: fn(x), batch, spec["warmup_s"],
+                                           spec["window_s"], spec["windows"])
+                    res.update(model=name, batch=batch, variant=variant)
+                except Exception as err:
+                    res = {"model": name, "batch": batch, "variant": variant,
+                           "error": "%s: %s" % (type(err).__name__, err)}
+                log("torch %s %s batch %d: %s" % (variant, name, batch,
+                                                   res.get("images_per_s", res.get("error"))))
+                emit(res)
+        if onnx_dir:
+            # The same architecture for onnxruntime, with a dynamic batch dimension.
+            path = os.path.join(onnx_dir, name + ".onnx")
+            try:
+                torch.onnx.export(model, torch.rand(1, 3, side, side), path,
+                                  input_names=["data"], output_names=["out"],
+                                  dynamic_axes={"data": {0: "batch"}, "out": {0: "batch"}},
+                                  opset_version=13)
+                emit({"model": name, "onnx": path})
+            except Exception as err:
+                emit({"model": name, "onnx_error": "%s: %s" % (type(err).__name__, err)})
+
+
+def worker_onnxruntime(spec):
+    import numpy as np
+    import onnxruntime as ort
+    emit({"info": {"version": ort.__version__, "providers": ort.get_available_providers()}})
+    for name in spec["models"]:
+        side = MODELS[name][1]
+        path = spec["onnx"].get(name)
+        if not path:
+            emit({"model": name, "error": "no ONNX file (the torch export failed or torch "
+                                          "is missing)"})
+            continue
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = spec["threads"]
+        opts.inter_op_num_threads = 1
+        opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        sess = ort.InferenceSession(path, opts, providers=["CPUExecutionProvider"])
+        for batch in spec["batch_sizes"]:
+            x = np.random.rand(batch, 3, side, side).astype(np.float32)
+            try:
+                res = time_batches(lambda: sess.run(None, {"data": x}), batch,
+                                   spec["warmup_s"], spec["window_s"], spec["windows"])
+                res.update(model=name, batch=batch, variant="ORT_ENABLE_ALL")
+            except Exception as err:
+                res = {"model": name, "batch": batch, "error": "%s: %s"
+                       % (type(err).__name__, err)}
+            log("onnxruntime %s batch %d: %s" % (name, batch,
+                                                 res.get("images_per_s", res.get("error"))))
+            emit(res)
+
+
+def worker_plot(spec):
+    """Bar chart of images/s per network and batch size, one bar per framework."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    with open(spec["json"]) as f:
+        data = json.load(f)
+    models = [m for m in data["models"] if m in data["table"]]
+    fig, axes = plt.subplots(len(models), 1, figsize=(9, 3.2 * len(models)), squeeze=False)
+    columns = data["columns"]
+    for ax, model in zip(axes[:, 0], models):
+        rows = data["table"][model]
+        batches = sorted(int(b) for b in rows)
+        width = 0.8 / len(columns)
+        for i, col in enumerate(columns):
+            ys = [rows[str(b)].get(col) or 0.0 for b in batches]
+            ax.bar([j + i * width for j in range(len(batches))], ys, width, label=col)
+        ax.set_xticks([j + 0.4 - width / 2 for j in range(len(batches))])
+        ax.set_xticklabels(["batch %d" % b for b in batches])
+        ax.set_ylabel("images/s")
+        ax.set_title("%s (%d threads)" % (model, data["threads"]))
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(spec["png"], dpi=90)
+    emit({"png": spec["png"]})
+
+
+# ----------------------------------------------------------------------------------------
+# The parent: starts the workers, gathers, prints.
+
+def openblas_coretype():
+    """The OpenBLAS kernels every framework gets: what our runtime picks on import.
+
+    An OpenBLAS older than the CPU (Debian's 0.3.21 here, used by Debian's torch and by our
+    library) falls back to SSE3 kernels on an AVX-512 Xeon it does not know; mxnet's Python
+    package sets OPENBLAS_CORETYPE=SkylakeX then, so the peers get the same, for a fair race.
+    """
+    if "OPENBLAS_CORETYPE" in os.environ:
+        return os.environ["OPENBLAS_CORETYPE"]
+    try:
+        with open("/proc/cpuinfo") as f:
+            text = f.read()
+    except OSError:
+        return None
+    flags = set(text.split("flags", 1)[1].split("\n", 1)[0].split(":", 1)[1].split()) \
+        if "flags" in text else set()
+    if "GenuineIntel" in text and \
+            {"avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl"} <= flags:
+        return "SkylakeX"
+    return None
+
+
+# Per-framework additions to the common thread settings. Debian's torch links the pthread
+# OpenBLAS, whose threads fight torch's OpenMP pool for the two cores (a 2-7x loss here);
+# torch keeps its 2 OpenMP threads and runs OpenBLAS single-threaded.
+EXTRA_ENV = {"torch": {"OPENBLAS_NUM_THREADS": "1"}}
+
+
+def thread_env(threads, framework=None):
+    """The environment for a worker: one thread count for every threading layer."""
+    env = dict(os.environ)
+    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        env[var] = str(threads)
+    core = openblas_coretype()
+    if core:
+        env["OPENBLAS_CORETYPE"] = core
+    env.update(EXTRA_ENV.get(framework, {}))
+    return env
+
+
+def peer_env(threads, framework=None):
+    """A peer must not pick up our package or library."""
+    env = thread_env(threads, framework)
+    for var in ("PYTHONPATH", "MXNET_LIBRARY_PATH", "PYTHONHOME", "VIRTUAL_ENV"):
+        env.pop(var, None)
+    return env
+
+
+def interpreters(args):
+    """Interpreter, env and availability check per framework."""
+    ours_env = thread_env(args.threads, "ours")
+    ours_env["PYTHONPATH"] = os.path.join(ROOT, "python") + (
+        os.pathsep + ours_env["PYTHONPATH"] if ours_env.get("PYTHONPATH") else "")
+    default_lib = os.path.join(ROOT, "build", "libmxnet.so")
+    if "MXNET_LIBRARY_PATH" not in ours_env and os.path.exists(default_lib):
+        ours_env["MXNET_LIBRARY_PATH"] = default_lib
+    ours_py = args.python or sys.executable
+    return {
+        "ours": (ours_py, ours_env, "import mxnet",
+                 "build the library (cmake --build build) and run with the project's .venv"),
+        "mxnet191": (os.path.join(PEERS, "mxnet191", "bin", "python"),
+                     peer_env(args.threads, "mxnet191"),
+                     "import mxnet; assert mxnet.__version__ == '1.9.1'", SETUP),
+        "torch": ("/usr/bin/python3", peer_env(args.threads, "torch"), "import torch, torchvision",
+                  "apt-get install python3-torch python3-torchvision (or %s)" % SETUP),
+        "onnxruntime": (os.path.join(PEERS, "ort", "bin", "python"),
+                        peer_env(args.threads, "onnxruntime"),
+                        "import onnxruntime", SETUP),
+    }
+
+
+def available(py, env, probe):
+    if not os.path.exists(py):
+        return "no interpreter at %s" % py
+    proc = subprocess.run([py, "-c", probe], env=env, capture_output=True, text=True)
+    if proc.returncode:
+        return (proc.stderr.strip().splitlines() or ["import failed"])[-1]
+    return None
+
+
+def run_worker(py, env, kind, spec, timeout, script=__file__):
+    """Runs one worker of `script`; returns its result records and an error (or None)."""
+    cmd = [py, os.path.abspath(script), "--worker", kind, "--spec", json.dumps(spec)]
+    records, error = [], None
+    try:
+        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, text=True)
+        deadline = time.time() + timeout
+        for line in proc.stdout:  # stream, so a timeout keeps what was measured
+            if line.startswith("RESULT "):
+                records.append(json.loads(line[len("RESULT "):]))
+            if time.time() > deadline:
+                proc.kill()
+                error = "timed out after %d s" % timeout
+                break
+        proc.wait()
+        if proc.returncode and not error:
+            error = "exit status %d" % proc.returncode
+    except OSError as err:
+        error = str(err)
+    return records, error
+
+
+def fmt(v, digits=1):
+    return "-" if v is None else ("%.*f" % (digits, v))
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--quick", action="store_true",
+                   help="resnet50_v1 and alexnet at batch 1 and 8, short windows")
+    p.add_argument("--models", default=None, help="comma-separated subset of: " +
+                   ",".join(MODELS))
+    p.add_argument("--batch-sizes", default=None, help="comma-separated (default 1,2,4,...,32)")
+    p.add_argument("--frameworks", default=",".join(FRAMEWORKS),
+                   help="comma-separated subset of: " + ",".join(FRAMEWORKS))
+    p.add_argument("--threads", type=int, default=None,
+                   help="threads for every framework (default: the CPU count)")
+    p.add_argument("--warmup", type=float, default=None, help="warm-up seconds per case")
+    p.add_argument("--window", type=float, default=None, help="seconds per timed window")
+    p.add_argument("--windows", type=int, default=None, help="timed windows per case")
+    p.add_argument("--gemm-n", type=int, default=2048, help="size of the peak sgemm")
+    p.add_argument("--timeout", type=int, default=3600, help="seconds per framework process")
+    p.add_argument("--python", default=None, help="interpreter for ours (default: this one)")
+    p.add_argument("--out-dir", default=os.path.join(ROOT, "benchmark", "results"))
+    p.add_argument("--worker", help=argparse.SUPPRESS)
+    p.add_argument("--spec", help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+
+    if args.worker:
+        spec = json.loads(args.spec)
+        if args.worker in ("ours", "mxnet191"):
+            worker_mxnet(spec, args.worker)
+        else:
+            {"torch": worker_torch, "onnxruntime": worker_onnxruntime,
+             "plot": worker_plot}[args.worker](spec)
+        return 0
+
+    models = (args.models.split(",") if args.models else
+              ["resnet50_v1", "alexnet"] if args.quick else list(MODELS))
+    for m in models:
+        if m not in MODELS:
+            p.error("unknown model %s" % m)
+    batches = ([int(b) for b in args.batch_sizes.split(",")] if args.batch_sizes else
+               [1, 8] if args.quick else BATCH_SIZES)
+    frameworks = args.frameworks.split(",")
+    args.threads = args.threads or os.cpu_count()
+    spec = {"models": models, "batch_sizes": batches, "threads": args.threads,
+            "warmup_s": args.warmup if args.warmup is not None else (0.5 if args.quick else 2.0),
+            "window_s": args.window if args.window is not None else (0.4 if args.quick else 1.5),
+            "windows": args.windows or (3 if args.quick else 5), "gemm_n": args.gemm_n,
+            "gemm": True}
+    os.makedirs(args.out_dir, exist_ok=True)
+    print("threads: %d for every framework (OMP_NUM_THREADS=MKL_NUM_THREADS="
+          "OPENBLAS_NUM_THREADS=%d, torch.set_num_threads(%d) with a single-threaded "
+          "OpenBLAS, onnxruntime intra_op_num_threads=%d); OPENBLAS_CORETYPE=%s"
+          % ((args.threads,) * 4 + (openblas_coretype(),)))
+    print("machine: %s, %d CPUs, load average %s" % (
+        platform.processor() or platform.machine(), os.cpu_count(),
+        " ".join("%.2f" % v for v in os.getloadavg())))
+    print("warm-up %.1f s, then the median of %d windows of ~%.1f s\n"
+          % (spec["warmup_s"], spec["windows"], spec["window_s"]), flush=True)
+
+    results = {"threads": args.threads, "models": models, "batch_sizes": batches,
+               "spec": spec, "frameworks": {}, "started": time.strftime("%Y-%m-%d %H:%M:%S"),
+               "loadavg_start": os.getloadavg()}
+    interp = interpreters(args)
+    onnx_files = {}
+    # torch before onnxruntime: the torch process exports the ONNX files.
+    order = [f for f in ("ours", "mxnet191", "torch", "onnxruntime") if f in frameworks]
+    for fw in order:
+        py, env, probe, how = interp[fw]
+        missing = available(py, env, probe)
+        if missing:
+            print("%-11s MISSING (%s); install: %s" % (fw, missing, how), flush=True)
+            results["frameworks"][fw] = {"missing": missing, "install": how}
+            continue
+        wspec = dict(spec)
+        if fw == "torch" and "onnxruntime" in frameworks:
+            wspec["onnx_dir"] = os.path.join(args.out_dir, "onnx")
+            os.makedirs(wspec["onnx_dir"], exist_ok=True)
+        if fw == "onnxruntime":
+            wspec["onnx"] = onnx_files
+        shown = " ".join("%s=%s" % (k, env[k]) for k in sorted(env) if k.startswith(
+            ("OMP_", "MKL_", "OPENBLAS_")))
+        print("%-11s running (%s; %s) ..." % (fw, py, shown), flush=True)
+        results["frameworks"].setdefault(fw, {})
+        t0 = time.time()
+        records, error = run_worker(py, env, fw, wspec, args.timeout)
+        entry = {"records": records, "error": error, "seconds": time.time() - t0,
+                 "env": shown}
+        for r in records:
+            if "info" in r:
+                entry["info"] = r["info"]
+            if "onnx" in r:
+                onnx_files[r["model"]] = r["onnx"]
+        results["frameworks"][fw] = entry
+        print("%-11s done in %.0f s%s" % (fw, entry["seconds"],
+                                          "; ERROR: " + error if error else ""), flush=True)
+
+    report(results, args)
+    return 0
+
+
+def lookup(results, fw, model, batch, variant=None):
+    entry = results["frameworks"].get(fw, {})
+    for r in entry.get("records", []):
+        if r.get("model") == model and r.get("batch") == batch and "images_per_s" in r:
+            if variant is None or r.get("variant") == variant:
+                return r["images_per_s"]
+    return None
+
+
+def report(results, args):
+    fws = results["frameworks"]
+    # The GEMM peak: the best of the sgemm figures that the workers measured.
+    gemm = {}
+    for fw in ("ours", "torch"):
+        for k, v in fws.get(fw, {}).get("info", {}).items():
+            if k.startswith("gemm_gflops_"):
+                gemm[k[len("gemm_gflops_"):]] = v
+    peak = max(gemm.values()) if gemm else None
+    results["gemm_gflops"] = gemm
+    results["gemm_peak_gflops"] = peak
+    macs = {r["model"]: r["macs_per_image"] for r in fws.get("ours", {}).get("records", [])
+            if "macs_per_image" in r}
+    results["macs_per_image"] = macs
+
+    columns = ["ours", "mxnet191", "torch eager", "torchscript", "onnxruntime"]
+    results["columns"] = columns
+    table = {}
+    print()
+    for fw, entry in fws.items():
+        if "missing" in entry:
+            print("MISSING %s: %s -> %s" % (fw, entry["missing"], entry["install"]))
+        elif entry.get("error"):
+            print("ERROR %s: %s" % (fw, entry["error"]))
+        for r in entry.get("records", []):
+            if "error" in r or "onnx_error" in r:
+                print("  %s %s batch %s: %s" % (fw, r.get("model"), r.get("batch", "-"),
+                                                 r.get("error") or r.get("onnx_error")))
+    for model in results["models"]:
+        rows = {}
+        for b in results["batch_sizes"]:
+            row = {"ours": lookup(results, "ours", model, b),
+                   "mxnet191": lookup(results, "mxnet191", model, b),
+                   "torch eager": lookup(results, "torch", model, b, "eager"),
+                   "torchscript": lookup(results, "torch", model, b, "torchscript"),
+                   "onnxruntime": lookup(results, "onnxruntime", model, b)}
+            tb = [v for v in (row["torch eager"], row["torchscript"]) if v]
+            row["torch best"] = max(tb) if tb else None
+            rows[str(b)] = row
+        table[model] = rows
+        gflop = 2e-9 * macs[model] if model in macs else None
+        print("\n### %s (%s, images/s, %d threads%s)" % (
+            model, "%dx%d" % ((MODELS[model][1],) * 2), results["threads"],
+            ", %.2f GFLOP/image" % gflop if gflop else ""))
+        print("| batch | ours | MXNet 1.9.1 | torch eager | TorchScript | onnxruntime "
+              "| ours/1.9.1 | ours/torch eager | ours/torch best | ours/ort |")
+        print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for b in results["batch_sizes"]:
+            r = rows[str(b)]
+
+            def ratio(other):
+                return fmt(r["ours"] / r[other], 2) if r["ours"] and r[other] else "-"
+            print("| %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                b, fmt(r["ours"]), fmt(r["mxnet191"]), fmt(r["torch eager"]),
+                fmt(r["torchscript"]), fmt(r["onnxruntime"]), ratio("mxnet191"),
+                ratio("torch eager"), ratio("torch best"), ratio("onnxruntime")))
+    results["table"] = table
+
+    print("\n### GEMM peak (fp32, %d^3 sgemm, best of 5)" % args.gemm_n)
+    for k, v in sorted(gemm.items()):
+        print("- %s: %.1f GFLOP/s" % (k, v))
+    if "resnet50_v1" in table and peak and "resnet50_v1" in macs:
+        gflop = 2e-9 * macs["resnet50_v1"]
+        print("\n### ResNet-50: achieved GFLOP/s (%.2f GFLOP/image from its conv and dense "
+              "layers) / GEMM peak %.1f" % (gflop, peak))
+        print("| batch | ours | MXNet 1.9.1 | torch best | onnxruntime |")
+        print("|---:|---:|---:|---:|---:|")
+        frac = {}
+        for b in results["batch_sizes"]:
+            r = table["resnet50_v1"][str(b)]
+            cells = []
+            for col in ("ours", "mxnet191", "torch best", "onnxruntime"):
+                v = r[col]
+                if v:
+                    frac.setdefault(str(b), {})[col] = v * gflop / peak
+                cells.append("%.1f (%.0f%%)" % (v * gflop, 100 * v * gflop / peak)
+                             if v else "-")
+            print("| %d | %s |" % (b, " | ".join(cells)))
+        results["resnet50_fraction_of_peak"] = frac
+
+    results["loadavg_end"] = os.getloadavg()
+    for fw, entry in fws.items():
+        info = entry.get("info", {})
+        if info:
+            print("\n%s: %s" % (fw, ", ".join("%s=%s" % (k, v) for k, v in info.items()
+                                             if k not in ("parallel_info", "runtime"))))
+    path = os.path.join(args.out_dir, "benchmark_score.json")
+    with open(path, "w") as f:
+        json.dump(results, f, indent=1)
+    print("\nJSON: %s" % path)
+    png = os.path.join(args.out_dir, "benchmark_score.png")
+    for py in (sys.executable, "/usr/bin/python3"):
+        if available(py, peer_env(1), "import matplotlib") is None:
+            recs, err = run_worker(py, peer_env(1), "plot", {"json": path, "png": png}, 300)
+            if not err:
+                print("PNG: %s" % png)
+                break
+    else:
+        print("PNG: not drawn (matplotlib not importable; apt-get install python3-matplotlib)")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,421 @@
+#!/usr/bin/env python3
+"""Training benchmark: the main job's LeNet on Fashion-MNIST, and ResNet-50 at batch 32.
+
+LeNet (example/gluon/fashion_mnist.py): conv5x5(20)-relu-maxpool2 -> conv5x5(50)-relu-
+maxpool2 -> dense(500)-relu -> dense(10), Xavier init, softmax cross-entropy, SGD lr 0.01
+momentum 0.9, batch 64, shuffled each epoch, the loss read back every batch as the main job
+does. Every framework gets the same input: the idx files decoded and normalised once with
+numpy, so the figures are the training step (forward, backward, update), not a data
+pipeline. Reported: seconds for the timed batches (and per full epoch of 938 batches when
+that is what ran), samples/s, and the test accuracy afterwards (all 10,000 test images).
+
+ResNet-50 (v1; torchvision's resnet50 for torch): training images/s at batch 32 on random
+data, the seed's training table on this machine.
+
+Each framework runs in its own process. Ours runs out of the box (no settings). The peers
+get their best thread settings on this machine: each candidate setting (stated in the
+output) runs a short probe in its own process, and the fastest one does the measured run.
+  ours      this runtime (imperative: hybridize() records flags only).
+  mxnet191  Apache MXNet 1.9.1 (benchmark/.peers/mxnet191), hybridized static_alloc/shape.
+  torch     Debian python3-torch via /usr/bin/python3, eager.
+Install the peers with: bash benchmark/python/setup_peers.sh
+
+  python benchmark/python/train_lenet.py --limit 100 --resnet-steps 2   # quick
+  python benchmark/python/train_lenet.py                                # 1 epoch + ResNet
+"""
+import argparse
+import gzip
+import json
+import os
+import struct
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import benchmark_score as bs  # noqa: E402  (stdlib-only helpers shared with the scorer)
+
+MEAN, STD = 0.2860, 0.3530  # as in example/gluon/fashion_mnist.py
+DATA_DIRS = [os.path.join(os.environ.get("MXNET_HOME", os.path.expanduser("~/.mxnet")),
+                          "datasets", "fashion-mnist"), "/usr/share/datasets/fashion-mnist"]
+
+# Thread settings to probe per peer: (label, environment overrides, torch threads or None).
+# OpenBLAS is listed because Debian's torch links the pthread OpenBLAS, whose threads fight
+# torch's OpenMP pool unless one of them is kept to a single thread.
+PEER_SETTINGS = {
+    "mxnet191": [
+        ("OMP_NUM_THREADS=2", {"OMP_NUM_THREADS": "2"}, None),
+        ("OMP_NUM_THREADS=1", {"OMP_NUM_THREADS": "1"}, None),
+        ("defaults", {}, None),
+    ],
+    "torch": [
+        ("defaults", {}, None),
+        ("torch 2 threads, OPENBLAS_NUM_THREADS=1",
+         {"OMP_NUM_THREADS": "2", "OPENBLAS_NUM_THREADS": "1"}, 2),
+        ("torch 1 thread, OPENBLAS_NUM_THREADS=1",
+         {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}, 1),
+        ("torch 2 threads, OPENBLAS_NUM_THREADS=2",
+         {"OMP_NUM_THREADS": "2", "OPENBLAS_NUM_THREADS": "2"}, 2),
+    ],
+}
+
+
+def read_idx(path):
+    """An idx(.gz) file as a numpy array."""
+    import numpy as np
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rb") as f:
+        raw = f.read()
+    ndim = raw[3]
+    shape = struct.unpack(">" + "I" * ndim, raw[4:4 + 4 * ndim])
+    return np.frombuffer(raw, dtype=np.uint8, offset=4 + 4 * ndim).reshape(shape)
+
+
+def load_fashion_mnist(data_dir):
+    """(train_x, train_y, test_x, test_y): normalised float32 NCHW images, int labels."""
+    import numpy as np
+    dirs = [data_dir] if data_dir else DATA_DIRS
+    names = ["train-images-idx3-ubyte", "train-labels-idx1-ubyte",
+             "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"]
+    for d in dirs:
+        paths = []
+        for n in names:
+            for cand in (os.path.join(d, n + ".gz"), os.path.join(d, n)):
+                if os.path.exists(cand):
+                    paths.append(cand)
+                    break
+        if len(paths) == 4:
+            arrays = [read_idx(p) for p in paths]
+            imgs = [((a.astype(np.float32) / 255.0 - MEAN) / STD)[:, None, :, :]
+                    for a in (arrays[0], arrays[2])]
+            return imgs[0], arrays[1].astype(np.int64), imgs[1], arrays[3].astype(np.int64)
+    raise IOError("Fashion-MNIST idx files not found in %s (apt-get install "
+                  "dataset-fashion-mnist, or put them in $MXNET_HOME/datasets/fashion-mnist)"
+                  % " or ".join(dirs))
+
+
+def batches_of(spec, train_x):
+    """The shuffled batch index lists that every framework trains on (same seed)."""
+    import numpy as np
+    rng = np.random.RandomState(spec["seed"])
+    n, bsz, limit = len(train_x), spec["batch_size"], spec["batches"]
+    out = []
+    while len(out) < limit:
+        perm = rng.permutation(n)
+        out.extend(perm[i:i + bsz] for i in range(0, n, bsz))
+    return out[:limit]
+
+
+# ----------------------------------------------------------------------------------------
+# Workers
+
+def worker_mxnet(spec, flavour):
+    import numpy as np
+    import mxnet as mx
+    from mxnet import autograd, gluon
+    from mxnet.gluon import nn
+    mx.random.seed(spec["seed"])
+    np.random.seed(spec["seed"])
+    info = {"version": mx.__version__, "setting": spec.get("setting", "out of the box")}
+    if flavour == "ours":
+        info["runtime"] = dict(mx.runtime.info())
+    bs.emit({"info": info})
+    loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
+
+    def trainer_for(net):
+        return gluon.Trainer(net.collect_params(), "sgd",
+                             {"learning_rate": spec["lr"], "momentum": spec["momentum"]})
+
+    if spec["batches"]:
+        train_x, train_y, test_x, test_y = load_fashion_mnist(spec.get("data_dir"))
+        net = nn.HybridSequential()
+        with net.name_scope():  # the main job's build_net()
+            net.add(nn.Conv2D(20, kernel_size=5, activation="relu"),
+                    nn.MaxPool2D(pool_size=2, strides=2),
+                    nn.Conv2D(50, kernel_size=5, activation="relu"),
+                    nn.MaxPool2D(pool_size=2, strides=2),
+                    nn.Flatten(),
+                    nn.Dense(500, activation="relu"),
+                    nn.Dense(10))
+        net.initialize(mx.init.Xavier())
+        if flavour == "mxnet191":
+            net.hybridize(static_alloc=True, static_shape=True)
+        trainer = trainer_for(net)
+        order = batches_of(spec, train_x)
+        total_loss = 0.0
+        tic = time.perf_counter()
+        for idx in order:
+            data = mx.nd.array(train_x[idx])
+            label = mx.nd.array(train_y[idx])
+            with autograd.record():
+                loss = loss_fn(net(data), label)
+            loss.backward()
+            trainer.step(len(idx))
+            total_loss += float(loss.sum().asscalar())  # read back every batch, as the job
+        seconds = time.perf_counter() - tic
+        correct = 0
+        for i in range(0, len(test_x), 256):
+            out = net(mx.nd.array(test_x[i:i + 256])).asnumpy()
+            correct += int((out.argmax(axis=1) == test_y[i:i + 256]).sum())
+        bs.emit({"task": "lenet", "batches": len(order), "seconds": seconds,
+                 "samples": int(sum(len(i) for i in order)),
+                 "mean_loss": total_loss / sum(len(i) for i in order),
+                 "test_accuracy": correct / float(len(test_x))})
+        bs.log("%s lenet: %.2f s for %d batches" % (flavour, seconds, len(order)))
+
+    if spec["resnet_steps"]:
+        from mxnet.gluon.model_zoo import vision
+        net = vision.resnet50_v1()
+        net.initialize(mx.init.Xavier())
+        if flavour == "mxnet191":
+            net.hybridize(static_alloc=True, static_shape=True)
+        trainer = trainer_for(net)
+        x = mx.nd.random.uniform(shape=(spec["resnet_batch"], 3, 224, 224))
+        y = mx.nd.array(np.random.randint(0, 1000, spec["resnet_batch"]))
+
+        def step():
+            with autograd.record():
+                loss = loss_fn(net(x), y)
+            loss.backward()
+            trainer.step(x.shape[0])
+            loss.wait_to_read()
+            mx.nd.waitall()
+        resnet_run(spec, step, flavour)
+
+
+def resnet_run(spec, step, label):
+    """Images/s of ResNet-50 training: one warm-up step, then each timed step on its own."""
+    import statistics
+    step()
+    times = []
+    for _ in range(spec["resnet_steps"]):
+        t0 = time.perf_counter()
+        step()
+        times.append(time.perf_counter() - t0)
+    rate = spec["resnet_batch"] / statistics.median(times)
+    bs.emit({"task": "resnet50", "batch": spec["resnet_batch"], "steps": len(times),
+             "images_per_s": rate, "step_seconds": times})
+    bs.log("%s resnet50 train: %.2f images/s" % (label, rate))
+
+
+def worker_torch(spec):
+    import numpy as np
+    import torch
+    import torch.nn as tnn
+    if spec.get("torch_threads"):
+        torch.set_num_threads(spec["torch_threads"])
+    torch.manual_seed(spec["seed"])
+    bs.emit({"info": {"version": torch.__version__, "num_threads": torch.get_num_threads(),
+                      "setting": spec.get("setting", "defaults")}})
+    loss_fn = tnn.CrossEntropyLoss()
+
+    def xavier(m):  # Gluon's Xavier default: uniform, magnitude 3, fan average
+        if isinstance(m, (tnn.Conv2d, tnn.Linear)):
+            tnn.init.xavier_uniform_(m.weight)
+            tnn.init.zeros_(m.bias)
+
+    if spec["batches"]:
+        train_x, train_y, test_x, test_y = load_fashion_mnist(spec.get("data_dir"))
+        net = tnn.Sequential(tnn.Conv2d(1, 20, 5), tnn.ReLU(), tnn.MaxPool2d(2, 2),
+                             tnn.Conv2d(20, 50, 5), tnn.ReLU(), tnn.MaxPool2d(2, 2),
+                             tnn.Flatten(), tnn.Linear(800, 500), tnn.ReLU(),
+                             tnn.Linear(500, 10))
+        net.apply(xavier)
+        opt = torch.optim.SGD(net.parameters(), lr=spec["lr"], momentum=spec["momentum"])
+        order = batches_of(spec, train_x)
+        total_loss = 0.0
+        tic = time.perf_counter()
+        for idx in order:
+            data = torch.from_numpy(train_x[idx])
+            label = torch.from_numpy(train_y[idx])
+            opt.zero_grad(set_to_none=True)
+            loss = loss_fn(net(data), label)
+            loss.backward()
+            opt.step()
+            total_loss += float(loss.item()) * len(idx)
+        seconds = time.perf_counter() - tic
+        correct = 0
+        with torch.inference_mode():
+            for i in range(0, len(test_x), 256):
+                out = net(torch.from_numpy(test_x[i:i + 256])).numpy()
+                correct += int((out.argmax(axis=1) == test_y[i:i + 256]).sum())
+        bs.emit({"task": "lenet", "batches": len(order), "seconds": seconds,
+                 "samples": int(sum(len(i) for i in order)),
+                 "mean_loss": total_loss / sum(len(i) for i in order),
+                 "test_accuracy": correct / float(len(test_x))})
+        bs.log("torch lenet: %.2f s for %d batches" % (seconds, len(order)))
+
+    if spec["resnet_steps"]:
+        import torchvision
+        net = torchvision.models.resnet50(weights=None)
+        opt = torch.optim.SGD(net.parameters(), lr=spec["lr"], momentum=spec["momentum"])
+        x = torch.rand(spec["resnet_batch"], 3, 224, 224)
+        y = torch.from_numpy(np.random.randint(0, 1000, spec["resnet_batch"]))
+
+        def step():
+            opt.zero_grad(set_to_none=True)
+            loss = loss_fn(net(x), y)
+            loss.backward()
+            opt.step()
+        resnet_run(spec, step, "torch")
+
+
+# ----------------------------------------------------------------------------------------
+# The parent
+
+def interpreters(args):
+    ours_env = dict(os.environ)  # out of the box: whatever the user has, nothing added
+    ours_env["PYTHONPATH"] = os.path.join(bs.ROOT, "python") + (
+        os.pathsep + ours_env["PYTHONPATH"] if ours_env.get("PYTHONPATH") else "")
+    lib = os.path.join(bs.ROOT, "build", "libmxnet.so")
+    if "MXNET_LIBRARY_PATH" not in ours_env and os.path.exists(lib):
+        ours_env["MXNET_LIBRARY_PATH"] = lib
+    base = dict(os.environ)
+    for var in ("PYTHONPATH", "MXNET_LIBRARY_PATH", "VIRTUAL_ENV", "OMP_NUM_THREADS",
+                "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        base.pop(var, None)
+    # The BLAS kernels our runtime picks on import (see benchmark_score.openblas_coretype),
+    # for the peers too.
+    core = bs.openblas_coretype()
+    if core:
+        base["OPENBLAS_CORETYPE"] = core
+    return {
+        "ours": (args.python or sys.executable, ours_env, "import mxnet", "build the library"),
+        "mxnet191": (os.path.join(bs.PEERS, "mxnet191", "bin", "python"), base,
+                     "import mxnet; assert mxnet.__version__ == '1.9.1'", bs.SETUP),
+        "torch": ("/usr/bin/python3", base, "import torch, torchvision",
+                  "apt-get install python3-torch python3-torchvision"),
+    }
+
+
+def pick(records, task):
+    for r in records:
+        if r.get("task") == task:
+            return r
+    return None
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--limit", type=int, default=938,
+                   help="LeNet batches to time (938 = one epoch of 60,000; 0: skip LeNet)")
+    p.add_argument("--probe-batches", type=int, default=150,
+                   help="LeNet batches per thread-setting probe of a peer (0: no probing, "
+                        "the first listed setting)")
+    p.add_argument("--resnet-steps", type=int, default=4,
+                   help="timed ResNet-50 training steps after one warm-up (0: skip)")
+    p.add_argument("--resnet-batch", type=int, default=32)
+    p.add_argument("--frameworks", default="ours,mxnet191,torch")
+    p.add_argument("--batch-size", type=int, default=64)
+    p.add_argument("--data-dir", default=None)
+    p.add_argument("--timeout", type=int, default=3600)
+    p.add_argument("--python", default=None, help="interpreter for ours (default: this one)")
+    p.add_argument("--out-dir", default=os.path.join(bs.ROOT, "benchmark", "results"))
+    p.add_argument("--worker", help=argparse.SUPPRESS)
+    p.add_argument("--spec", help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    if args.worker:
+        spec = json.loads(args.spec)
+        if args.worker == "torch":
+            worker_torch(spec)
+        else:
+            worker_mxnet(spec, args.worker)
+        return 0
+
+    spec = {"batches": args.limit, "batch_size": args.batch_size, "lr": 0.01,
+            "momentum": 0.9, "seed": 42, "data_dir": args.data_dir,
+            "resnet_steps": args.resnet_steps, "resnet_batch": args.resnet_batch}
+    print("LeNet/Fashion-MNIST: batch %d, %d timed batches; ResNet-50 training: batch %d, "
+          "%d timed steps; load average %s" % (
+              args.batch_size, args.limit, args.resnet_batch, args.resnet_steps,
+              " ".join("%.2f" % v for v in os.getloadavg())), flush=True)
+    interp = interpreters(args)
+    results = {"spec": spec, "frameworks": {}, "loadavg_start": os.getloadavg()}
+    for fw in args.frameworks.split(","):
+        py, env, probe, how = interp[fw]
+        missing = bs.available(py, env, probe)
+        if missing:
+            print("%-9s MISSING (%s); install: %s" % (fw, missing, how), flush=True)
+            results["frameworks"][fw] = {"missing": missing, "install": how}
+            continue
+        entry = {"probes": []}
+        settings = PEER_SETTINGS.get(fw, [("out of the box", {}, None)])
+        chosen = settings[0]
+        if len(settings) > 1 and args.probe_batches and args.limit:
+            # Short LeNet runs, one process per setting; the fastest does the real run.
+            best = None
+            for setting in settings:
+                label, overrides, tthreads = setting
+                penv = dict(env, **overrides)
+                pspec = dict(spec, batches=args.probe_batches, resnet_steps=0,
+                             setting=label, torch_threads=tthreads)
+                recs, err = bs.run_worker(py, penv, fw, pspec, args.timeout, __file__)
+                r = pick(recs, "lenet")
+                secs = r["seconds"] if r else None
+                entry["probes"].append({"setting": label, "seconds": secs, "error": err,
+                                        "batches": args.probe_batches})
+                print("%-9s probe %-45s %s" % (fw, label, "%.2f s / %d batches" % (
+                    secs, args.probe_batches) if secs else "failed: %s" % err), flush=True)
+                if secs and (best is None or secs < best[0]):
+                    best = (secs, setting)
+            if best:
+                chosen = best[1]
+        label, overrides, tthreads = chosen
+        wspec = dict(spec, setting=label, torch_threads=tthreads)
+        print("%-9s running with %s ..." % (fw, label), flush=True)
+        recs, err = bs.run_worker(py, dict(env, **overrides), fw, wspec, args.timeout,
+                                  __file__)
+        entry.update(setting=label, records=recs, error=err)
+        results["frameworks"][fw] = entry
+        if err:
+            print("%-9s ERROR: %s" % (fw, err), flush=True)
+
+    report(results, args)
+    return 0
+
+
+def report(results, args):
+    fws = results["frameworks"]
+    ours = fws.get("ours", {})
+    ol, orn = pick(ours.get("records", []), "lenet"), pick(ours.get("records", []), "resnet50")
+    if args.limit:
+        print("\n### LeNet on Fashion-MNIST, batch %d, %d batches" % (args.batch_size,
+                                                                     args.limit))
+        print("| framework | setting | seconds | s/epoch (938 batches) | samples/s "
+              "| test accuracy | its s / our s |")
+        print("|---|---|---:|---:|---:|---:|---:|")
+        for fw, entry in fws.items():
+            if "missing" in entry:
+                print("| %s | MISSING: %s | | | | | |" % (fw, entry["install"]))
+                continue
+            r = pick(entry.get("records", []), "lenet")
+            if not r:
+                print("| %s | %s | failed: %s | | | | |" % (fw, entry.get("setting"),
+                                                          entry.get("error")))
+                continue
+            print("| %s | %s | %.2f | %.1f | %.0f | %.4f | %s |" % (
+                fw, entry.get("setting"), r["seconds"], r["seconds"] * 938.0 / r["batches"],
+                r["samples"] / r["seconds"], r["test_accuracy"],
+                "%.2fx" % (r["seconds"] / ol["seconds"]) if ol else "-"))
+    if args.resnet_steps:
+        print("\n### ResNet-50 training, batch %d (images/s, median of %d steps)"
+              % (args.resnet_batch, args.resnet_steps))
+        print("| framework | setting | images/s | ours / it |")
+        print("|---|---|---:|---:|")
+        for fw, entry in fws.items():
+            r = pick(entry.get("records", []), "resnet50")
+            if r:
+                print("| %s | %s | %.2f | %s |" % (
+                    fw, entry.get("setting"), r["images_per_s"],
+                    "%.2f" % (orn["images_per_s"] / r["images_per_s"]) if orn else "-"))
+            else:
+                print("| %s | %s | - | - |" % (fw, entry.get("install") or entry.get("error")))
+    results["loadavg_end"] = os.getloadavg()
+    os.makedirs(args.out_dir, exist_ok=True)
+    path = os.path.join(args.out_dir, "train_lenet.json")
+    with open(path, "w") as f:
+        json.dump(results, f, indent=1)
+    print("\nJSON: %s" % path)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
