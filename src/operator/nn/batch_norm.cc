@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "operator/nn/nn_util.h"
+#include "operator/nn/onednn/onednn_layout.h"
 #include "operator/nn/onednn/onednn_ops.h"
 
 namespace mxnet {
@@ -215,6 +216,11 @@ void BNCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<T
   const auto& p = attrs.get<BatchNormParam>();
   const bool training = ctx.is_train && !p.use_global_stats;
   const BNView v(attrs, in[0].shape_);
+#if MXNET_USE_ONEDNN
+  // The op accepts blocked data (input 0, read by the oneDNN path); parameters and
+  // statistics are always read plainly.
+  for (size_t i = 1; i < in.size(); ++i) onednn::PlainInput(i);
+#endif
   MXNET_REAL_TYPE_SWITCH(in[0].type_flag_, D, {
     using P = std::conditional_t<std::is_same_v<D, double>, double, float>;
     P* mean = out[1].dptr<P>();
@@ -226,6 +232,9 @@ void BNCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<T
       std::copy(mvar, mvar + v.C, var);
     }
     const bool done = OneDNNForward<D, P>(attrs, p, training, in, req, out, v.C);
+#if MXNET_USE_ONEDNN
+    if (!done) onednn::PlainInput(0);
+#endif
     if (!done)
       BNForwardPlain<D, P>(v, p, training, in[0].dptr<D>(), in[1].dptr<P>(), in[2].dptr<P>(), mean, var,
                            out[0].dptr<D>(), req[0]);
@@ -278,6 +287,7 @@ MXNET_REGISTER_OP(BatchNorm)
     .set_infer_type(BNType)
     .set_mutate_inputs([](const NodeAttrs&) { return std::vector<uint32_t>{3, 4}; })
     .set_compute(Context::kCPU, BNCompute)
+    .set_accepts_opaque_layout(true)
     .set_gradient([](const NodePtr& n, const std::vector<NodeEntry>& og) {
       auto g = MakeNodeOutputs("_backward_BatchNorm", n->attrs.name + "_backward",
                                {og[0], n->inputs[0], n->inputs[1], NodeEntry{n, 1, 0}, NodeEntry{n, 2, 0}},

@@ -7,6 +7,7 @@
  */
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -66,6 +67,27 @@ TEST_F(BlockedLayout, ChainLeavesBlockedOutputsAndMatchesPlainInputRun) {
   EXPECT_EQ(blocked, Host(p2));
   EXPECT_EQ(Host(h), Host(h2));
   EXPECT_EQ(Host(r), Host(r2));
+}
+
+TEST_F(BlockedLayout, BatchNormInferenceReadsAndLeavesBlockedData) {
+  const NDArray x = Pattern({2, 16, 6, 6}, 1.f), w = Pattern({32, 16, 3, 3}, 0.2f);
+  const NDArray g = Pattern({32}, 1.f), b = Pattern({32}, 0.5f), m = Pattern({32}, 0.1f);
+  NDArray v({32}, Context::CPU());
+  std::vector<float> ones(32, 1.5f);
+  v.SyncCopyFromCPU(ones.data(), ones.size());
+  const std::unordered_map<std::string, std::string> bn{{"fix_gamma", "False"}};
+  const uint64_t before = op::onednn::BlockedOutputsMade();
+  NDArray h = imperative::InvokeByName("Convolution", {x, w}, kConv)[0];
+  NDArray y = imperative::InvokeByName("BatchNorm", {h, g, b, m, v}, bn)[0];
+  y.WaitToRead();
+  EXPECT_EQ(op::onednn::BlockedOutputsMade() - before, 2u);
+  NDArray h2 = imperative::InvokeByName("Convolution", {x, w}, kConv)[0];
+  Host(h2);
+  NDArray y2 = imperative::InvokeByName("BatchNorm", {h2, g, b, m, v}, bn)[0];
+  // Same math; the blocked kernel may round the last bit differently.
+  const std::vector<float> a = Host(y), c = Host(y2);
+  ASSERT_EQ(a.size(), c.size());
+  for (size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], c[i], 1e-5f * (1.f + std::fabs(c[i])));
 }
 
 TEST_F(BlockedLayout, ManyReadersOfOneBlockedArraySeeTheSameData) {

@@ -7,8 +7,10 @@
 #if MXNET_USE_ONEDNN
 
 #include <cstring>
+#include <memory>
 #include <unordered_map>
 
+#include "operator/nn/onednn/onednn_layout.h"
 #include "operator/nn/onednn/onednn_ops.h"
 
 namespace mxnet {
@@ -42,19 +44,28 @@ dnnl::memory::desc ChannelDesc(const TBlob& x) {
 
 void BatchNormForward(const TBlob& x, const float* gamma, const float* beta, float* mean, float* var, const TBlob& y,
                       float eps, bool use_stats) {
+  // A blocked x (a conv's output) is normalised in its format and y left in it (onednn_layout.h).
+  std::shared_ptr<const BlockedData> bx = BlockedInput(0, x);
+  if (bx && !CanLeaveBlocked(0, y)) bx.reset();
+  if (!bx) PlainInput(0);
+  const auto d = bx ? bx->desc() : PlainDesc(x);
   thread_local PrimitiveCache<FwdEntry> cache;
   int32_t eps_bits;
   std::memcpy(&eps_bits, &eps, 4);
-  FwdEntry& e = cache.Get(Key().Add(x).Add(eps_bits).Add(use_stats), [&] {
-    const auto d = PlainDesc(x), c = ChannelDesc(x);
+  Key key = Key().Add(x).Add(eps_bits).Add(use_stats);
+  AddDescKey(&key, d);
+  FwdEntry& e = cache.Get(key, [&] {
+    const auto c = ChannelDesc(x);
     const auto prop = use_stats ? dnnl::prop_kind::forward_inference : dnnl::prop_kind::forward_training;
     dnnl::batch_normalization_forward::primitive_desc pd(
         dnnl::batch_normalization_forward::desc(prop, d, eps, Flags(use_stats)), CpuEngine());
     return FwdEntry{dnnl::batch_normalization_forward(pd), Handle(d), Handle(d), Handle(c), Handle(c), Handle(c),
                     Handle(c)};
   });
-  e.src.set_data_handle(x.dptr_);
-  e.dst.set_data_handle(y.dptr_);
+  std::shared_ptr<BlockedData> by;
+  if (bx) by = std::make_shared<BlockedData>(d, PlainDesc(y));
+  e.src.set_data_handle(bx ? bx->ptr() : x.dptr_);
+  e.dst.set_data_handle(by ? by->ptr() : y.dptr_);
   e.scale.set_data_handle(const_cast<float*>(gamma));
   e.shift.set_data_handle(const_cast<float*>(beta));
   e.mean.set_data_handle(mean);
@@ -67,6 +78,7 @@ void BatchNormForward(const TBlob& x, const float* gamma, const float* beta, flo
                      {DNNL_ARG_MEAN, e.mean},
                      {DNNL_ARG_VARIANCE, e.var}});
   s.wait();
+  if (by) SetBlockedOutput(0, std::move(by));
 }
 
 void BatchNormBackward(const TBlob& dy, const TBlob& x, const float* gamma, const float* mean,
