@@ -377,6 +377,15 @@ def available(py, env, probe):
     return None
 
 
+def wait_quiet(max_load, max_wait=1800):
+    """Waits (up to max_wait s) until the 1-minute load average is below max_load (0: no)."""
+    start = time.time()
+    while max_load and os.getloadavg()[0] > max_load and time.time() - start < max_wait:
+        print("  waiting for a quiet machine: load %.2f > %.2f" % (os.getloadavg()[0],
+                                                               max_load), flush=True)
+        time.sleep(15)
+
+
 def run_worker(py, env, kind, spec, timeout, script=__file__):
     """Runs one worker of `script`; returns its result records and an error (or None)."""
     cmd = [py, os.path.abspath(script), "--worker", kind, "--spec", json.dumps(spec)]
@@ -420,6 +429,8 @@ def main(argv=None):
     p.add_argument("--gemm-n", type=int, default=2048, help="size of the peak sgemm")
     p.add_argument("--timeout", type=int, default=3600, help="seconds per framework process")
     p.add_argument("--python", default=None, help="interpreter for ours (default: this one)")
+    p.add_argument("--max-load", type=float, default=0,
+                   help="before each framework, wait until the load average is below this")
     p.add_argument("--out-dir", default=os.path.join(ROOT, "benchmark", "results"))
     p.add_argument("--worker", help=argparse.SUPPRESS)
     p.add_argument("--spec", help=argparse.SUPPRESS)
@@ -481,7 +492,9 @@ def main(argv=None):
             wspec["onnx"] = onnx_files
         shown = " ".join("%s=%s" % (k, env[k]) for k in sorted(env) if k.startswith(
             ("OMP_", "MKL_", "OPENBLAS_")))
-        print("%-11s running (%s; %s) ..." % (fw, py, shown), flush=True)
+        wait_quiet(args.max_load)
+        print("%-11s running (%s; %s; load %.2f) ..." % (fw, py, shown, os.getloadavg()[0]),
+              flush=True)
         results["frameworks"].setdefault(fw, {})
         t0 = time.time()
         records, error = run_worker(py, env, fw, wspec, args.timeout)

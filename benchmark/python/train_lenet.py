@@ -309,6 +309,8 @@ def main(argv=None):
     p.add_argument("--data-dir", default=None)
     p.add_argument("--timeout", type=int, default=3600)
     p.add_argument("--python", default=None, help="interpreter for ours (default: this one)")
+    p.add_argument("--max-load", type=float, default=0,
+                   help="before each framework, wait until the load average is below this")
     p.add_argument("--out-dir", default=os.path.join(bs.ROOT, "benchmark", "results"))
     p.add_argument("--worker", help=argparse.SUPPRESS)
     p.add_argument("--spec", help=argparse.SUPPRESS)
@@ -337,7 +339,8 @@ def main(argv=None):
             print("%-9s MISSING (%s); install: %s" % (fw, missing, how), flush=True)
             results["frameworks"][fw] = {"missing": missing, "install": how}
             continue
-        entry = {"probes": []}
+        bs.wait_quiet(args.max_load)
+        entry = {"probes": [], "loadavg": os.getloadavg()}
         settings = PEER_SETTINGS.get(fw, [("out of the box", {}, None)])
         chosen = settings[0]
         if len(settings) > 1 and args.probe_batches and args.limit:
