@@ -4,12 +4,14 @@
  */
 #include <atomic>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "c_api/api_guard.h"
 #include "mxnet/c_api.h"
 #include "mxnet/imperative.h"
 #include "mxnet/ndarray.h"
+#include "mxnet/op.h"
 
 using mxnet::NDArray;
 using mxnet::TShape;
@@ -197,9 +199,38 @@ int MXNDArrayWaitAll() {
   API_END();
 }
 
+namespace {
+
+/*!
+ * \brief Views share memory, but while autograd records they must also appear on the tape
+ *        (as the op that would have produced them), or gradients through them are lost.
+ */
+void RecordView(const char* op_name, const std::unordered_map<std::string, std::string>& params, NDArray* in,
+                NDArray* out) {
+  if (!mxnet::imperative::IsRecording()) return;
+  const mxnet::op::Op* op = mxnet::op::Op::Get(op_name);
+  mxnet::imperative::RecordOp(mxnet::op::MakeAttrs(op, params), {in}, {out});
+}
+
+std::string ShapeText(const mxnet::TShape& s) {
+  std::string t = "(";
+  for (int i = 0; i < s.ndim(); ++i) t += (i ? "," : "") + std::to_string(s[i]);
+  return t + (s.ndim() == 1 ? ",)" : ")");
+}
+
+}  // namespace
+
 int MXNDArraySlice64(NDArrayHandle handle, int64_t begin, int64_t end, NDArrayHandle* out) {
   API_BEGIN();
-  *out = new NDArray(ND(handle)->Slice(begin, end));
+  NDArray* view = new NDArray(ND(handle)->Slice(begin, end));
+  try {
+    RecordView("slice_axis", {{"axis", "0"}, {"begin", std::to_string(begin)}, {"end", std::to_string(end)}},
+               ND(handle), view);
+  } catch (...) {
+    delete view;
+    throw;
+  }
+  *out = view;
   API_END();
 }
 
@@ -219,7 +250,14 @@ int MXNDArrayReshape64(NDArrayHandle handle, int ndim, dim_t* dims, bool reverse
   API_BEGIN();
   const NDArray* a = ND(handle);
   const TShape target = mxnet::InferReshape(TShape(dims, dims + ndim), a->shape(), reverse);
-  *out = new NDArray(a->Reshape(target));
+  NDArray* view = new NDArray(a->Reshape(target));
+  try {
+    RecordView("Reshape", {{"shape", ShapeText(target)}}, ND(handle), view);
+  } catch (...) {
+    delete view;
+    throw;
+  }
+  *out = view;
   API_END();
 }
 

@@ -154,3 +154,24 @@ def test_custom_function():
     assert_almost_equal(y, np.array([2.0, 4.0]))
     z.backward()
     assert_almost_equal(x.grad, np.full(2, 11.0))
+
+
+def test_views_made_while_recording_carry_gradients():
+    x = mx.nd.array(np.arange(12, dtype=np.float32).reshape(3, 4))
+    x.attach_grad()
+    with mx.autograd.record():
+        y = x.reshape((2, 6)) * 3          # view through MXNDArrayReshape64
+        z = x[1:3] * x[1:3]                # rows 1..2: a view through MXNDArraySlice64
+        loss = y.sum() + z.sum()
+    loss.backward()
+    expected = np.full((3, 4), 3.0, np.float32)
+    expected[1:3] += 2 * np.arange(12, dtype=np.float32).reshape(3, 4)[1:3]
+    np.testing.assert_allclose(x.grad.asnumpy(), expected)
+
+
+def test_views_made_outside_recording_stay_off_the_tape():
+    x = mx.nd.ones((2, 3))
+    v = x.reshape((3, 2))
+    assert v.shape == (3, 2)
+    v[:] = 5
+    assert x.asnumpy().sum() == 30  # still a view sharing memory
