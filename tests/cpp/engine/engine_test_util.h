@@ -9,6 +9,7 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <ostream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -27,6 +28,9 @@ struct EngineParam {
   /*! \brief How many independent CPU ops can run at the same time. */
   int parallelism() const { return threaded() ? threads : 1; }
 };
+
+/*! \brief Lets GoogleTest print the parameter readably (ctest shows it in test names). */
+inline void PrintTo(const EngineParam& p, std::ostream* os) { *os << p.type << " x" << p.threads; }
 
 inline std::vector<EngineParam> AllEngines() {
   return {{"NaiveEngine", 1},
