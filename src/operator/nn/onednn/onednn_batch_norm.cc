@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "operator/nn/onednn/onednn_layout.h"
+#include "operator/nn/onednn/onednn_norm_backward.h"
 #include "operator/nn/onednn/onednn_ops.h"
 
 namespace mxnet {
@@ -31,10 +32,8 @@ struct FwdEntry {
 };
 struct BwdEntry {
   dnnl::batch_normalization_backward prim;
-  dnnl::memory ddst, src, scale, mean, var, dsrc, dscale, dshift;
+  NormBackwardOperands operands;
 };
-
-dnnl::memory Handle(const dnnl::memory::desc& d) { return dnnl::memory(d, CpuEngine(), DNNL_MEMORY_NONE); }
 
 dnnl::memory::desc ChannelDesc(const TBlob& x) {
   return dnnl::memory::desc({x.shape_[1]}, dnnl::memory::data_type::f32, dnnl::memory::format_tag::a);
@@ -59,8 +58,13 @@ void BatchNormForward(const TBlob& x, const float* gamma, const float* beta, flo
     const auto prop = use_stats ? dnnl::prop_kind::forward_inference : dnnl::prop_kind::forward_training;
     dnnl::batch_normalization_forward::primitive_desc pd(
         dnnl::batch_normalization_forward::desc(prop, d, eps, Flags(use_stats)), CpuEngine());
-    return FwdEntry{dnnl::batch_normalization_forward(pd), Handle(d), Handle(d), Handle(c), Handle(c), Handle(c),
-                    Handle(c)};
+    return FwdEntry{dnnl::batch_normalization_forward(pd),
+                    UnboundMemory(d),
+                    UnboundMemory(d),
+                    UnboundMemory(c),
+                    UnboundMemory(c),
+                    UnboundMemory(c),
+                    UnboundMemory(c)};
   });
   std::shared_ptr<BlockedData> by;
   if (bx) by = std::make_shared<BlockedData>(d, PlainDesc(y));
@@ -81,8 +85,8 @@ void BatchNormForward(const TBlob& x, const float* gamma, const float* beta, flo
   if (by) SetBlockedOutput(0, std::move(by));
 }
 
-void BatchNormBackward(const TBlob& dy, const TBlob& x, const float* gamma, const float* mean,
-                       const float* var, const TBlob& dx, float* dgamma, float* dbeta, float eps, bool use_stats) {
+void BatchNormBackward(const TBlob& dy, const TBlob& x, const float* gamma, const float* mean, const float* var,
+                       const TBlob& dx, float* dgamma, float* dbeta, float eps, bool use_stats) {
   thread_local PrimitiveCache<BwdEntry> cache;
   int32_t eps_bits;
   std::memcpy(&eps_bits, &eps, 4);
@@ -94,28 +98,11 @@ void BatchNormBackward(const TBlob& dy, const TBlob& x, const float* gamma, cons
     dnnl::batch_normalization_backward::primitive_desc pd(
         dnnl::batch_normalization_backward::desc(dnnl::prop_kind::backward, d, d, eps, Flags(use_stats)), CpuEngine(),
         hint);
-    return BwdEntry{dnnl::batch_normalization_backward(pd), Handle(d), Handle(d), Handle(c), Handle(c), Handle(c),
-                    Handle(d), Handle(c), Handle(c)};
+    return BwdEntry{dnnl::batch_normalization_backward(pd),
+                    NormBackwardOperands{UnboundMemory(d), UnboundMemory(d), UnboundMemory(c), UnboundMemory(c),
+                                         UnboundMemory(c), UnboundMemory(d), UnboundMemory(c), UnboundMemory(c)}};
   });
-  e.ddst.set_data_handle(dy.dptr_);
-  e.src.set_data_handle(x.dptr_);
-  e.scale.set_data_handle(const_cast<float*>(gamma));
-  e.mean.set_data_handle(const_cast<float*>(mean));
-  e.var.set_data_handle(const_cast<float*>(var));
-  e.dsrc.set_data_handle(dx.dptr_);
-  e.dscale.set_data_handle(dgamma);
-  e.dshift.set_data_handle(dbeta);
-  dnnl::stream& s = ThreadStream();
-  e.prim.execute(s, {{DNNL_ARG_DIFF_DST, e.ddst},
-                     {DNNL_ARG_SRC, e.src},
-                     {DNNL_ARG_SCALE, e.scale},
-                     {DNNL_ARG_SHIFT, e.scale},  // oneDNN 2.6 checks it is bound though backward never reads it
-                     {DNNL_ARG_MEAN, e.mean},
-                     {DNNL_ARG_VARIANCE, e.var},
-                     {DNNL_ARG_DIFF_SRC, e.dsrc},
-                     {DNNL_ARG_DIFF_SCALE, e.dscale},
-                     {DNNL_ARG_DIFF_SHIFT, e.dshift}});
-  s.wait();
+  ExecuteNormBackward(e.prim, &e.operands, dy, x, gamma, mean, var, dx, dgamma, dbeta);
 }
 
 }  // namespace onednn

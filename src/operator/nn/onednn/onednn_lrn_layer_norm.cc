@@ -7,14 +7,13 @@
 
 #include <cstring>
 
+#include "operator/nn/onednn/onednn_norm_backward.h"
 #include "operator/nn/onednn/onednn_ops.h"
 
 namespace mxnet {
 namespace op {
 namespace onednn {
 namespace {
-
-dnnl::memory Handle(const dnnl::memory::desc& d) { return dnnl::memory(d, CpuEngine(), DNNL_MEMORY_NONE); }
 
 int64_t Bits(float f) {
   int32_t i;
@@ -44,7 +43,7 @@ struct LNFwd {
 };
 struct LNBwd {
   dnnl::layer_normalization_backward prim;
-  dnnl::memory ddst, src, scale, mean, var, dsrc, dscale, dshift;
+  NormBackwardOperands operands;
 };
 
 dnnl::memory::desc StatDesc(const TBlob& x) {
@@ -65,7 +64,8 @@ void LRNForward(const TBlob& x, const TBlob& y, int64_t nsize, float alpha, floa
   LRNFwd& e = cache.Get(Key().Add(x).Add(nsize).Add(Bits(alpha)).Add(Bits(beta)).Add(Bits(knorm)), [&] {
     const auto d = PlainDesc(x);
     dnnl::lrn_forward::primitive_desc pd(LRNDesc(d, nsize, alpha, beta, knorm), CpuEngine());
-    return LRNFwd{dnnl::lrn_forward(pd), Handle(d), Handle(d), dnnl::memory(pd.workspace_desc(), CpuEngine())};
+    return LRNFwd{dnnl::lrn_forward(pd), UnboundMemory(d), UnboundMemory(d),
+                  dnnl::memory(pd.workspace_desc(), CpuEngine())};
   });
   e.src.set_data_handle(x.dptr_);
   e.dst.set_data_handle(y.dptr_);
@@ -83,8 +83,12 @@ void LRNBackward(const TBlob& dy, const TBlob& x, const TBlob& dx, int64_t nsize
     dnnl::lrn_backward::primitive_desc pd(
         dnnl::lrn_backward::desc(dnnl::algorithm::lrn_across_channels, d, d, nsize, alpha, beta, knorm), CpuEngine(),
         hint);
-    return LRNBwd{dnnl::lrn_forward(hint), dnnl::lrn_backward(pd),        Handle(d),
-                  Handle(d),               Handle(d),                     dnnl::memory(d, CpuEngine()),
+    return LRNBwd{dnnl::lrn_forward(hint),
+                  dnnl::lrn_backward(pd),
+                  UnboundMemory(d),
+                  UnboundMemory(d),
+                  UnboundMemory(d),
+                  dnnl::memory(d, CpuEngine()),
                   dnnl::memory(hint.workspace_desc(), CpuEngine())};
   });
   e.src.set_data_handle(x.dptr_);
@@ -92,8 +96,8 @@ void LRNBackward(const TBlob& dy, const TBlob& x, const TBlob& dx, int64_t nsize
   e.dsrc.set_data_handle(dx.dptr_);
   dnnl::stream& s = ThreadStream();
   e.fwd.execute(s, {{DNNL_ARG_SRC, e.src}, {DNNL_ARG_DST, e.fwd_dst}, {DNNL_ARG_WORKSPACE, e.ws}});
-  e.prim.execute(s,
-                 {{DNNL_ARG_SRC, e.src}, {DNNL_ARG_DIFF_DST, e.ddst}, {DNNL_ARG_DIFF_SRC, e.dsrc}, {DNNL_ARG_WORKSPACE, e.ws}});
+  e.prim.execute(
+      s, {{DNNL_ARG_SRC, e.src}, {DNNL_ARG_DIFF_DST, e.ddst}, {DNNL_ARG_DIFF_SRC, e.dsrc}, {DNNL_ARG_WORKSPACE, e.ws}});
   s.wait();
 }
 
@@ -104,8 +108,13 @@ void LayerNormForward(const TBlob& x, const float* gamma, const float* beta, con
     const auto d = PlainDesc(x), st = StatDesc(x), sc = ScaleDesc(x);
     dnnl::layer_normalization_forward::primitive_desc pd(
         dnnl::layer_normalization_forward::desc(dnnl::prop_kind::forward_training, d, st, eps, kLNFlags), CpuEngine());
-    return LNFwd{dnnl::layer_normalization_forward(pd), Handle(d), Handle(d), Handle(sc), Handle(sc), Handle(st),
-                 Handle(st)};
+    return LNFwd{dnnl::layer_normalization_forward(pd),
+                 UnboundMemory(d),
+                 UnboundMemory(d),
+                 UnboundMemory(sc),
+                 UnboundMemory(sc),
+                 UnboundMemory(st),
+                 UnboundMemory(st)};
   });
   e.src.set_data_handle(x.dptr_);
   e.dst.set_data_handle(y.dptr_);
@@ -133,28 +142,11 @@ void LayerNormBackward(const TBlob& dy, const TBlob& x, const float* gamma, cons
     dnnl::layer_normalization_backward::primitive_desc pd(
         dnnl::layer_normalization_backward::desc(dnnl::prop_kind::backward, d, d, st, eps, kLNFlags), CpuEngine(),
         hint);
-    return LNBwd{dnnl::layer_normalization_backward(pd), Handle(d), Handle(d), Handle(sc), Handle(st), Handle(st),
-                 Handle(d), Handle(sc), Handle(sc)};
+    return LNBwd{dnnl::layer_normalization_backward(pd),
+                 NormBackwardOperands{UnboundMemory(d), UnboundMemory(d), UnboundMemory(sc), UnboundMemory(st),
+                                      UnboundMemory(st), UnboundMemory(d), UnboundMemory(sc), UnboundMemory(sc)}};
   });
-  e.ddst.set_data_handle(dy.dptr_);
-  e.src.set_data_handle(x.dptr_);
-  e.scale.set_data_handle(const_cast<float*>(gamma));
-  e.mean.set_data_handle(const_cast<float*>(mean));
-  e.var.set_data_handle(const_cast<float*>(var));
-  e.dsrc.set_data_handle(dx.dptr_);
-  e.dscale.set_data_handle(dgamma);
-  e.dshift.set_data_handle(dbeta);
-  dnnl::stream& s = ThreadStream();
-  e.prim.execute(s, {{DNNL_ARG_DIFF_DST, e.ddst},
-                     {DNNL_ARG_SRC, e.src},
-                     {DNNL_ARG_SCALE, e.scale},
-                     {DNNL_ARG_SHIFT, e.scale},  // oneDNN 2.6 checks it is bound though backward never reads it
-                     {DNNL_ARG_MEAN, e.mean},
-                     {DNNL_ARG_VARIANCE, e.var},
-                     {DNNL_ARG_DIFF_SRC, e.dsrc},
-                     {DNNL_ARG_DIFF_SCALE, e.dscale},
-                     {DNNL_ARG_DIFF_SHIFT, e.dshift}});
-  s.wait();
+  ExecuteNormBackward(e.prim, &e.operands, dy, x, gamma, mean, var, dx, dgamma, dbeta);
 }
 
 }  // namespace onednn

@@ -5,6 +5,7 @@
  */
 #if MXNET_USE_ONEDNN
 
+#include "operator/nn/onednn/onednn_norm_backward.h"
 #include "operator/nn/onednn/onednn_ops.h"
 
 namespace mxnet {
@@ -36,16 +37,14 @@ struct BwdEntry {
   dnnl::memory ddst, dst, dsrc;
 };
 
-dnnl::memory Handle(const dnnl::memory::desc& d) { return dnnl::memory(d, CpuEngine(), DNNL_MEMORY_NONE); }
-
 template <bool kLog>
 void Forward(const TBlob& x, const TBlob& y, int axis) {
   thread_local PrimitiveCache<FwdEntry<kLog>> cache;
   FwdEntry<kLog>& e = cache.Get(Key().Add(x).Add(axis), [&] {
     const auto d = PlainDesc(x);
-    typename P<kLog>::Fwd::primitive_desc pd(
-        typename P<kLog>::Fwd::desc(dnnl::prop_kind::forward_training, d, axis), CpuEngine());
-    return FwdEntry<kLog>{typename P<kLog>::Fwd(pd), Handle(d), Handle(d)};
+    typename P<kLog>::Fwd::primitive_desc pd(typename P<kLog>::Fwd::desc(dnnl::prop_kind::forward_training, d, axis),
+                                             CpuEngine());
+    return FwdEntry<kLog>{typename P<kLog>::Fwd(pd), UnboundMemory(d), UnboundMemory(d)};
   });
   e.src.set_data_handle(x.dptr_);
   e.dst.set_data_handle(y.dptr_);
@@ -59,10 +58,10 @@ void Backward(const TBlob& dy, const TBlob& y, const TBlob& dx, int axis) {
   thread_local PrimitiveCache<BwdEntry<kLog>> cache;
   BwdEntry<kLog>& e = cache.Get(Key().Add(y).Add(axis), [&] {
     const auto d = PlainDesc(y);
-    typename P<kLog>::Fwd::primitive_desc hint(
-        typename P<kLog>::Fwd::desc(dnnl::prop_kind::forward_training, d, axis), CpuEngine());
+    typename P<kLog>::Fwd::primitive_desc hint(typename P<kLog>::Fwd::desc(dnnl::prop_kind::forward_training, d, axis),
+                                               CpuEngine());
     typename P<kLog>::Bwd::primitive_desc pd(typename P<kLog>::Bwd::desc(d, d, axis), CpuEngine(), hint);
-    return BwdEntry<kLog>{typename P<kLog>::Bwd(pd), Handle(d), Handle(d), Handle(d)};
+    return BwdEntry<kLog>{typename P<kLog>::Bwd(pd), UnboundMemory(d), UnboundMemory(d), UnboundMemory(d)};
   });
   e.ddst.set_data_handle(dy.dptr_);
   e.dst.set_data_handle(y.dptr_);
@@ -75,13 +74,17 @@ void Backward(const TBlob& dy, const TBlob& y, const TBlob& dx, int axis) {
 }  // namespace
 
 void SoftmaxForward(bool log, const TBlob& x, const TBlob& y, int axis) {
-  if (log) Forward<true>(x, y, axis);
-  else Forward<false>(x, y, axis);
+  if (log)
+    Forward<true>(x, y, axis);
+  else
+    Forward<false>(x, y, axis);
 }
 
 void SoftmaxBackward(bool log, const TBlob& dy, const TBlob& y, const TBlob& dx, int axis) {
-  if (log) Backward<true>(dy, y, dx, axis);
-  else Backward<false>(dy, y, dx, axis);
+  if (log)
+    Backward<true>(dy, y, dx, axis);
+  else
+    Backward<false>(dy, y, dx, axis);
 }
 
 }  // namespace onednn
