@@ -203,11 +203,23 @@ void Invoke(Context default_ctx, const op::NodeAttrs& attrs, const std::vector<N
         // Ops that read backend (oneDNN blocked) layouts get their inputs unconverted and the
         // arrays themselves through KernelArrays; every other kernel sees plain data.
         for (size_t i = 0; i < in_copy.size(); ++i) ib[i] = keep_layout ? in_copy[i].data_keep_layout() : in_copy[i].data();
-        for (size_t i = 0; i < run_out.size(); ++i) ob[i] = run_out[i].data();
+        // An in-place output is also an input: converting it here would hide the input's layout
+        // from the kernel. The kernel either installs a new layout or writes every element
+        // plainly (after converting its inputs), so a layout still there afterwards is stale.
+        std::vector<std::shared_ptr<const OpaqueLayout>> inplace_layout(run_out.size());
+        for (size_t i = 0; i < run_out.size(); ++i) {
+          if (keep_layout && req[i] == op::kWriteInplace) inplace_layout[i] = run_out[i].opaque_layout();
+          ob[i] = inplace_layout[i] ? run_out[i].data_keep_layout() : run_out[i].data();
+        }
         opctx.run_ctx = rctx;
-        const KernelArrays arrays{&in_copy, &run_out};
-        KernelArraysScope scope(keep_layout ? &arrays : nullptr);
-        fn(*shared_attrs, opctx, ib, req, ob);
+        {
+          const KernelArrays arrays{&in_copy, &run_out};
+          KernelArraysScope scope(keep_layout ? &arrays : nullptr);
+          fn(*shared_attrs, opctx, ib, req, ob);
+        }
+        for (size_t i = 0; i < run_out.size(); ++i)
+          if (inplace_layout[i] && run_out[i].opaque_layout() == inplace_layout[i])
+            run_out[i].set_opaque_layout(nullptr);
       },
       ctx, reads, writes, FnProperty::kNormal, 0, op->name.c_str());
   for (auto& o : run_out) o.BumpVersion();
