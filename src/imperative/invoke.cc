@@ -197,16 +197,28 @@ void Invoke(Context default_ctx, const op::NodeAttrs& attrs, const std::vector<N
   auto shared_attrs = std::make_shared<op::NodeAttrs>(attrs);
   const op::FCompute fn = *fcompute;
   const bool keep_layout = op->accepts_opaque_layout;
+  // Inputs this op writes (mutate_inputs) lose their cached layout copies like outputs do.
+  std::vector<bool> in_written(nin);
+  for (uint32_t i = 0; i < nin; ++i)
+    in_written[i] = std::find(writes.begin(), writes.end(), inputs[i]->var()) != writes.end();
   Engine::Get()->PushSync(
-      [fn, shared_attrs, opctx, in_copy, run_out, req, keep_layout](RunContext rctx) mutable {
+      [fn, shared_attrs, opctx, in_copy, run_out, req, keep_layout, in_written](RunContext rctx) mutable {
         std::vector<TBlob> ib(in_copy.size()), ob(run_out.size());
-        // Ops that read backend (oneDNN blocked) layouts get their inputs unconverted and the
-        // arrays themselves through KernelArrays; every other kernel sees plain data.
-        for (size_t i = 0; i < in_copy.size(); ++i) ib[i] = keep_layout ? in_copy[i].data_keep_layout() : in_copy[i].data();
+        // Ops that read backend (oneDNN blocked) layouts get their inputs unconverted; every
+        // other kernel sees plain data. All kernels get the arrays through KernelArrays, so they
+        // can keep cached layout copies of inputs they only read (data_for_read keeps those).
+        for (size_t i = 0; i < in_copy.size(); ++i) {
+          if (in_written[i])
+            ib[i] = in_copy[i].data();
+          else
+            ib[i] = keep_layout ? in_copy[i].data_keep_layout() : in_copy[i].data_for_read();
+        }
+        // data() on outputs drops their cached copies, at run time: a reader pushed earlier
+        // (which may still cache one) has finished by now, one pushed later has not started.
         for (size_t i = 0; i < run_out.size(); ++i) ob[i] = run_out[i].data();
         opctx.run_ctx = rctx;
-        const KernelArrays arrays{&in_copy, &run_out};
-        KernelArraysScope scope(keep_layout ? &arrays : nullptr);
+        const KernelArrays arrays{&in_copy, &run_out, keep_layout};
+        KernelArraysScope scope(&arrays);
         fn(*shared_attrs, opctx, ib, req, ob);
       },
       ctx, reads, writes, FnProperty::kNormal, 0, op->name.c_str());

@@ -8,6 +8,7 @@
 
 #include <unordered_map>
 
+#include "operator/nn/onednn/onednn_layout.h"
 #include "operator/nn/onednn/onednn_ops.h"
 
 namespace mxnet {
@@ -41,7 +42,7 @@ dnnl::inner_product_forward::desc FwdDesc(const FCDescs& d, bool has_bias, bool 
 struct FwdEntry {
   dnnl::inner_product_forward prim;
   dnnl::memory src, dst, bias;
-  LayoutBridge wei;
+  WeightOperand wei;
 };
 
 struct BwdEntry {
@@ -72,15 +73,16 @@ void FCForward(const TBlob& x, const TBlob& w, const TBlob* bias, const TBlob& y
     return FwdEntry{dnnl::inner_product_forward(pd), dnnl::memory(d.src, eng, DNNL_MEMORY_NONE),
                     dnnl::memory(d.dst, eng, DNNL_MEMORY_NONE),
                     bias ? dnnl::memory(d.bias, eng, DNNL_MEMORY_NONE) : dnnl::memory(),
-                    LayoutBridge(d.wei, pd.weights_desc())};
+                    WeightOperand(d.wei, pd.weights_desc())};
   });
   dnnl::stream& s = ThreadStream();
   e.src.set_data_handle(x.dptr_);
   e.dst.set_data_handle(y.dptr_);
-  e.wei.Bind(w.dptr_);
-  e.wei.ToPrim(s);
+  // Inference reads the weight's cached copy in the primitive's format (reordered once per
+  // weight value); training reorders per call, as the weight changes every step.
+  std::shared_ptr<const BlockedData> hold;
   std::unordered_map<int, dnnl::memory> args{
-      {DNNL_ARG_SRC, e.src}, {DNNL_ARG_WEIGHTS, e.wei.Prim()}, {DNNL_ARG_DST, e.dst}};
+      {DNNL_ARG_SRC, e.src}, {DNNL_ARG_WEIGHTS, e.wei.Bind(1, w, !training, s, &hold)}, {DNNL_ARG_DST, e.dst}};
   if (bias) {
     e.bias.set_data_handle(bias->dptr_);
     args[DNNL_ARG_BIAS] = e.bias;
