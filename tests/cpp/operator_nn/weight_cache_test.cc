@@ -84,7 +84,7 @@ TEST_P(WeightCache, OneCopyPerWeightValueInInferenceNoneInTraining) {
 
 INSTANTIATE_TEST_SUITE_P(
     Ops, WeightCache,
-    ::testing::Values(OpCase{"FullyConnected", {2, 64}, {128, 64}, {{"num_hidden", "128"}, {"no_bias", "True"}}},
+    ::testing::Values(OpCase{"FullyConnected", {8, 64}, {128, 64}, {{"num_hidden", "128"}, {"no_bias", "True"}}},
                       OpCase{"Convolution",
                              {2, 16, 8, 8},
                              {32, 16, 3, 3},

@@ -119,8 +119,9 @@ std::shared_ptr<const BlockedData> CachedInput(size_t i, const TBlob& w, const d
   const NDArray* a = InputArray(i);
   if (!SameMemory(a, w) || a->ctx().dev_type != Context::kCPU) return nullptr;
   // A copy is only valid while nobody writes the array: never cache one of an array this op writes.
-  for (const NDArray& o : *KernelArrays::Current()->outputs)
-    if (o.SameChunk(*a)) return nullptr;
+  if (const std::vector<NDArray>* outs = KernelArrays::Current()->outputs)
+    for (const NDArray& o : *outs)
+      if (o.SameChunk(*a)) return nullptr;
   // Only this module caches copies of CPU arrays, so the cast is to our own type.
   auto have = std::dynamic_pointer_cast<const BlockedData>(a->cached_layout());
   if (have && have->desc() == want) return have;
