@@ -157,6 +157,8 @@ MXNET_DLL int MXNDArrayGetDType(NDArrayHandle handle, int* out_dtype);
 MXNET_DLL int MXNDArrayGetContext(NDArrayHandle handle, int* out_dev_type, int* out_dev_id);
 MXNET_DLL int MXNDArrayGetStorageType(NDArrayHandle handle, int* out_storage_type);
 MXNET_DLL int MXNDArrayGetData(NDArrayHandle handle, void** out_pdata);
+/*! \brief Writes pushed to the array's memory so far (counted when pushed, not when run). */
+MXNET_DLL int MXNDArrayGetVersion(NDArrayHandle handle, uint64_t* out_version);
 MXNET_DLL int MXNDArraySyncCopyFromCPU(NDArrayHandle handle, const void* data, size_t size);
 MXNET_DLL int MXNDArraySyncCopyToCPU(NDArrayHandle handle, void* data, size_t size);
 MXNET_DLL int MXNDArraySyncCopyFromNDArray(NDArrayHandle handle_dst, const NDArrayHandle handle_src, const int i);

@@ -157,6 +157,16 @@ int MXNDArrayGetData(NDArrayHandle handle, void** out_pdata) {
   API_END();
 }
 
+int MXNDArrayGetVersion(NDArrayHandle handle, uint64_t* out_version) {
+  API_BEGIN();
+  MX_CHECK_KIND(out_version != nullptr, "ValueError") << "MXNDArrayGetVersion: out_version is NULL.";
+  // Bumped when a write is pushed: a caller that derives data from this array by pushing
+  // reads after seeing version v gets exactly the writes counted in v (the engine orders its
+  // reads after them), and any later write shows as a new version before it has run.
+  *out_version = ND(handle)->version();
+  API_END();
+}
+
 int MXNDArraySyncCopyFromCPU(NDArrayHandle handle, const void* data, size_t size) {
   API_BEGIN();
   ND(handle)->SyncCopyFromCPU(data, size);

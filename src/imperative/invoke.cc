@@ -237,6 +237,8 @@ void Invoke(Context default_ctx, const op::NodeAttrs& attrs, const std::vector<N
       },
       ctx, reads, writes, FnProperty::kNormal, 0, op->name.c_str());
   for (auto& o : run_out) o.BumpVersion();
+  if (op->mutate_inputs)  // e.g. BatchNorm's moving statistics: written too, so counted too
+    for (uint32_t i : op->mutate_inputs(attrs)) inputs[i]->BumpVersion();
   for (auto& cb : copy_back) CopyFromTo(run_out[cb.first], cb.second);
 
   if (tls_recording) RecordOp(attrs, inputs, outputs);

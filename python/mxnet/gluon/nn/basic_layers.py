@@ -8,6 +8,7 @@ from ... import ndarray as nd
 from ..block import Block, HybridBlock
 from ..utils import _indent
 from .activations import Activation
+from . import conv_fold
 
 __all__ = ["Sequential", "HybridSequential", "Dense", "Dropout", "Embedding", "BatchNorm",
            "InstanceNorm", "LayerNorm", "GroupNorm", "Flatten", "Lambda", "HybridLambda"]
@@ -69,17 +70,30 @@ class Sequential(Block):
 
 
 class HybridSequential(HybridBlock):
-    """Runs its (hybrid) children one after the other."""
+    """Runs its (hybrid) children one after the other.
+
+    Hybridized and in inference, Convolution + BatchNorm (+ Activation) children run as one
+    convolution with the BatchNorm folded in (see conv_fold; MXNET_GLUON_FOLD_BN=0 disables).
+    """
 
     def __init__(self, prefix=None, params=None):
         super(HybridSequential, self).__init__(prefix=prefix, params=params)
+        self._fold_children = None  # the children the cached plan was made for
+        self._fold_steps = None
 
     def add(self, *blocks):
         for block in blocks:
             self.register_child(block)
 
     def hybrid_forward(self, F, x, *args):
-        return _run_chain(list(self._children.values()), x, args)
+        children = list(self._children.values())
+        if self._active and conv_fold.fold_enabled():
+            if self._fold_children != children:
+                self._fold_steps = conv_fold.plan_steps(children)
+                self._fold_children = children
+            if self._fold_steps is not None:
+                return conv_fold.run_steps(self._fold_steps, x, args)
+        return _run_chain(children, x, args)
 
     def __repr__(self):
         return _chain_repr(self)

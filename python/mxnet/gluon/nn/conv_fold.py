@@ -1,0 +1,221 @@
+"""Inference fusion inside hybridized HybridSequential blocks.
+
+A channel-first Convolution child immediately followed by a BatchNorm on axis 1 runs as one
+convolution with the BatchNorm folded into its parameters:
+
+    s = gamma / sqrt(running_var + eps)        (gamma = 1 when the BatchNorm has scale=False)
+    w' = w * s (per output channel)            b' = (b - running_mean) * s + beta
+
+and a following Activation (or the convolution's own `activation` when no BatchNorm follows)
+joins it as the `_sg_onednn_conv` op, which runs it as a oneDNN post-op of the convolution.
+Only in inference: autograd not recording and not in training mode, where BatchNorm uses its
+running statistics. MXNET_GLUON_FOLD_BN=0 turns it off.
+
+The folded arrays are cached per context and recomputed when any source array was written
+(its write count, MXNDArrayGetVersion, differs), replaced (set_data into a new array, cast,
+reset_ctx, load_parameters) or when the BatchNorm's eps changed. The count is taken when a
+write is pushed, not when it runs: folding pushes reads ordered after every write counted so
+far, so the cached result always matches the versions stored with it, and a write pushed
+later shows up as a new version before it has even run.
+"""
+import ctypes
+
+import numpy as np
+
+from ... import autograd
+from ...base import _LIB, c_str, check_call
+from ... import ndarray as nd
+from ...ndarray.register import _op_handle, _param_str, imperative_invoke
+from ..block import Block, HybridBlock
+from ..parameter import DeferredInitializationError
+
+__all__ = ["fold_enabled", "plan_steps", "run_steps"]
+
+_SWITCH = c_str("MXNET_GLUON_FOLD_BN")
+_OFF = (b"0", b"false", b"no", b"off")
+# Activations the fused op takes (Activation's act_type names).
+_FUSABLE_ACTS = ("relu", "sigmoid", "tanh", "softrelu", "softsign")
+
+
+def fold_enabled():
+    """Whether fusion applies now: the switch is on, autograd is not recording and not in
+    training mode."""
+    value = ctypes.c_char_p()
+    check_call(_LIB.MXGetEnv(_SWITCH, ctypes.byref(value)))
+    if value.value is not None and value.value.strip().lower() in _OFF:
+        return False
+    return not autograd.is_recording() and not autograd.is_training()
+
+
+def _array_version(arr):
+    out = ctypes.c_uint64()
+    check_call(_LIB.MXNDArrayGetVersion(arr.handle, ctypes.byref(out)))
+    return out.value
+
+
+def _unmodified(block, cls):
+    """block is a cls whose calling path is cls's own (a subclass overriding the computation
+    or the call may do something else)."""
+    kind = type(block)
+    return isinstance(block, cls) and kind.hybrid_forward is cls.hybrid_forward and \
+        kind.forward is HybridBlock.forward and kind.__call__ is Block.__call__
+
+
+def _plain_activation(block):
+    from .activations import Activation
+    return _unmodified(block, Activation) and block._act_type in _FUSABLE_ACTS
+
+
+def _foldable_conv(block):
+    from .conv_layers import _Conv
+    return _unmodified(block, _Conv) and block._op_name == "Convolution" and \
+        block._layout.index("C") == 1 and \
+        (block.act is None or _plain_activation(block.act))
+
+
+def _foldable_bn(block):
+    from .basic_layers import BatchNorm
+    return _unmodified(block, BatchNorm) and block._kwargs["axis"] == 1
+
+
+class _Folded(object):
+    """Folded weight and bias on one context, with what they were computed from."""
+    __slots__ = ["sources", "versions", "eps", "weight", "bias"]
+
+
+class ConvUnit(object):
+    """Consecutive children conv [BatchNorm] [Activation] run as one op."""
+
+    def __init__(self, blocks, conv, bn, act_type):
+        self.blocks = blocks      # the children it replaces, in order
+        self.conv = conv
+        self.bn = bn
+        self.act_type = act_type
+        self._folded = {}         # (device type, device id) -> _Folded
+        self._calls = {}          # has bias -> (op handle, keys, values)
+
+    def _call_spec(self, has_bias):
+        spec = self._calls.get(has_bias)
+        if spec is None:
+            params = dict(self.conv._kwargs)
+            params["no_bias"] = not has_bias
+            if self.act_type is not None:
+                params["act_type"] = self.act_type
+            keys = sorted(params)
+            spec = (_op_handle("_sg_onednn_conv" if self.act_type else "Convolution"), keys,
+                    [_param_str(k, params[k]) for k in keys])
+            self._calls[has_bias] = spec
+        return spec
+
+    def _hooked(self):
+        for block in self.blocks + ([self.conv.act] if self.conv.act is not None else []):
+            if block._forward_hooks or block._forward_pre_hooks:
+                return True
+        return False
+
+    def _fold(self, ctx, weight, bias):
+        bn = self.bn
+        sources = (weight, bias, bn.gamma.data(ctx), bn.beta.data(ctx),
+                   bn.running_mean.data(ctx), bn.running_var.data(ctx))
+        versions = tuple(_array_version(a) for a in sources if a is not None)
+        eps = bn._kwargs["eps"]
+        key = (ctx.device_typeid, ctx.device_id)
+        cached = self._folded.get(key)
+        if cached is not None and cached.eps == eps and cached.versions == versions and \
+                all(a is b for a, b in zip(cached.sources, sources)):
+            return cached.weight, cached.bias
+        gamma, beta, mean, var = sources[2:]
+        # Half-precision weights fold in float32 (BatchNorm keeps float32 statistics for them).
+        dtype = np.dtype(weight.dtype)
+        compute = dtype if dtype.itemsize >= 4 else np.dtype(np.float32)
+        scale = nd.rsqrt(var.astype(compute, copy=False) + eps)
+        if not bn._kwargs["fix_gamma"]:
+            scale = scale * gamma.astype(compute, copy=False)
+        shift = beta.astype(compute, copy=False) - mean.astype(compute, copy=False) * scale
+        if bias is not None:
+            shift = shift + bias.astype(compute, copy=False) * scale
+        per_channel = scale.reshape((-1,) + (1,) * (weight.ndim - 1))
+        folded = _Folded()
+        folded.weight = nd.broadcast_mul(weight.astype(compute, copy=False), per_channel) \
+            .astype(dtype, copy=False)
+        folded.bias = shift.astype(dtype, copy=False)
+        folded.sources, folded.versions, folded.eps = sources, versions, eps
+        self._folded[key] = folded
+        return folded.weight, folded.bias
+
+    def __call__(self, x):
+        """The unit's output, or None when it cannot run fused now (hooks, deferred
+        initialisation): the caller then runs the children one by one."""
+        if not isinstance(x, nd.NDArray) or self._hooked():
+            return None
+        ctx = x.context
+        try:
+            weight = self.conv.weight.data(ctx)
+            bias = self.conv.bias.data(ctx) if self.conv.bias is not None else None
+            if self.bn is not None:
+                weight, bias = self._fold(ctx, weight, bias)
+        except DeferredInitializationError:
+            return None
+        handle, keys, vals = self._call_spec(bias is not None)
+        inputs = [x, weight] if bias is None else [x, weight, bias]
+        return imperative_invoke(handle, inputs, keys, vals)
+
+
+def _match(children, i):
+    """The ConvUnit starting at children[i], or None."""
+    conv = children[i]
+    if not _foldable_conv(conv):
+        return None
+    j = i + 1
+    bn = None
+    if conv.act is None and j < len(children) and _foldable_bn(children[j]):
+        bn = children[j]
+        j += 1
+    act_type = conv.act._act_type if conv.act is not None else None
+    if act_type is None and j < len(children) and _plain_activation(children[j]):
+        act_type = children[j]._act_type
+        j += 1
+    if bn is None and act_type is None:
+        return None
+    return ConvUnit(children[i:j], conv, bn, act_type)
+
+
+def plan_steps(children):
+    """children as steps: blocks run as they are and ConvUnits; None when nothing fuses."""
+    steps, i, fused = [], 0, False
+    while i < len(children):
+        unit = _match(children, i)
+        if unit is None:
+            steps.append(children[i])
+            i += 1
+        else:
+            steps.append(unit)
+            i += len(unit.blocks)
+            fused = True
+    return steps if fused else None
+
+
+def _run_block(block, x, args):
+    x = block(x, *args)
+    if isinstance(x, (tuple, list)):
+        return x[0], list(x[1:])
+    return x, []
+
+
+def run_steps(steps, x, args):
+    """Runs steps as HybridSequential runs its children (extra outputs of one child become
+    extra inputs of the next); a unit reached with extra inputs runs its children."""
+    args = list(args)
+    for step in steps:
+        if isinstance(step, ConvUnit):
+            out = step(x) if not args else None
+            if out is not None:
+                x = out
+                continue
+            for block in step.blocks:
+                x, args = _run_block(block, x, args)
+        else:
+            x, args = _run_block(step, x, args)
+    if args:
+        x = tuple([x] + args)
+    return x
