@@ -159,6 +159,8 @@ MXNET_DLL int MXNDArrayGetStorageType(NDArrayHandle handle, int* out_storage_typ
 MXNET_DLL int MXNDArrayGetData(NDArrayHandle handle, void** out_pdata);
 /*! \brief Writes pushed to the array's memory so far (counted when pushed, not when run). */
 MXNET_DLL int MXNDArrayGetVersion(NDArrayHandle handle, uint64_t* out_version);
+/*! \brief MXNDArrayGetVersion of num arrays at once (one call for a group checked together). */
+MXNET_DLL int MXNDArrayGetVersions(uint32_t num, const NDArrayHandle* handles, uint64_t* out_versions);
 MXNET_DLL int MXNDArraySyncCopyFromCPU(NDArrayHandle handle, const void* data, size_t size);
 MXNET_DLL int MXNDArraySyncCopyToCPU(NDArrayHandle handle, void* data, size_t size);
 MXNET_DLL int MXNDArraySyncCopyFromNDArray(NDArrayHandle handle_dst, const NDArrayHandle handle_src, const int i);

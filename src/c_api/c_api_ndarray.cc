@@ -167,6 +167,14 @@ int MXNDArrayGetVersion(NDArrayHandle handle, uint64_t* out_version) {
   API_END();
 }
 
+int MXNDArrayGetVersions(uint32_t num, const NDArrayHandle* handles, uint64_t* out_versions) {
+  API_BEGIN();
+  MX_CHECK_KIND(num == 0 || (handles != nullptr && out_versions != nullptr), "ValueError")
+      << "MXNDArrayGetVersions: handles or out_versions is NULL.";
+  for (uint32_t i = 0; i < num; ++i) out_versions[i] = ND(handles[i])->version();
+  API_END();
+}
+
 int MXNDArraySyncCopyFromCPU(NDArrayHandle handle, const void* data, size_t size) {
   API_BEGIN();
   ND(handle)->SyncCopyFromCPU(data, size);

@@ -9,7 +9,7 @@ import pytest
 
 import mxnet as mx
 from mxnet import autograd, gluon, nd
-from mxnet.base import _LIB, check_call
+from mxnet.base import _LIB, NDArrayHandle, check_call
 from mxnet.gluon import nn
 from mxnet.gluon.model_zoo import vision
 from mxnet.test_utils import environment
@@ -213,7 +213,13 @@ def test_load_parameters_refolds(tmp_path):
 def test_training_step_refolds_weights_and_running_statistics():
     net, x = _small_net()
     net.hybridize()
-    net(x).wait_to_read()
+    folded = net(x).asnumpy()
+    # A recorded forward in training mode moves only the running statistics.
+    with autograd.record():
+        net(x).wait_to_read()
+    moved = net(x).asnumpy()
+    np.testing.assert_allclose(moved, _unfused(net, x), rtol=1e-4, atol=1e-4)
+    assert not np.allclose(moved, folded)
     trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.5})
     with autograd.record():
         loss = net(x).sum()
@@ -387,6 +393,21 @@ def test_version_counts_batchnorm_statistics_update():
     with autograd.train_mode():
         nd.BatchNorm(data, gamma, beta, mean, var, fix_gamma=False).wait_to_read()
     assert _version(mean) > before[0] and _version(var) > before[1]
+
+
+def test_versions_of_a_group_match_one_by_one():
+    arrays = [nd.zeros((2,)), nd.ones((3,)), nd.zeros((1,))]
+    arrays[1][:] = 3
+    arrays[2][:] = 4
+    arrays[2][:] = 5
+    handles = (NDArrayHandle * 3)(*[a.handle for a in arrays])
+    out = (ctypes.c_uint64 * 3)()
+    check_call(_LIB.MXNDArrayGetVersions(3, handles, out))
+    assert list(out) == [_version(a) for a in arrays]
+    assert out[2] == out[0] + 2
+    check_call(_LIB.MXNDArrayGetVersions(0, None, None))
+    with pytest.raises(mx.MXNetError, match="out_versions is NULL"):
+        check_call(_LIB.MXNDArrayGetVersions(3, handles, None))
 
 
 def test_version_rejects_bad_handles():

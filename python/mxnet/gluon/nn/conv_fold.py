@@ -12,18 +12,19 @@ Only in inference: autograd not recording and not in training mode, where BatchN
 running statistics. MXNET_GLUON_FOLD_BN=0 turns it off.
 
 The folded arrays are cached per context and recomputed when any source array was written
-(its write count, MXNDArrayGetVersion, differs), replaced (set_data into a new array, cast,
+(its write count, MXNDArrayGetVersion(s), differs), replaced (set_data into a new array, cast,
 reset_ctx, load_parameters) or when the BatchNorm's eps changed. The count is taken when a
 write is pushed, not when it runs: folding pushes reads ordered after every write counted so
 far, so the cached result always matches the versions stored with it, and a write pushed
 later shows up as a new version before it has even run.
 """
 import ctypes
+import operator
 
 import numpy as np
 
 from ... import autograd
-from ...base import _LIB, c_str, check_call
+from ...base import _LIB, NDArrayHandle, c_str, check_call
 from ... import ndarray as nd
 from ...ndarray.register import _op_handle, _param_str, imperative_invoke
 from ..block import Block, HybridBlock
@@ -45,12 +46,6 @@ def fold_enabled():
     if value.value is not None and value.value.strip().lower() in _OFF:
         return False
     return not autograd.is_recording() and not autograd.is_training()
-
-
-def _array_version(arr):
-    out = ctypes.c_uint64()
-    check_call(_LIB.MXNDArrayGetVersion(arr.handle, ctypes.byref(out)))
-    return out.value
 
 
 def _unmodified(block, cls):
@@ -80,7 +75,23 @@ def _foldable_bn(block):
 
 class _Folded(object):
     """Folded weight and bias on one context, with what they were computed from."""
-    __slots__ = ["sources", "versions", "eps", "weight", "bias"]
+    __slots__ = ["sources", "eps", "handles", "versions", "now", "weight", "bias"]
+
+    def __init__(self, sources, eps):
+        present = [a for a in sources if a is not None]
+        self.sources, self.eps = sources, eps
+        self.handles = (NDArrayHandle * len(present))(*[a.handle for a in present])
+        self.now = (ctypes.c_uint64 * len(present))()
+        self.versions = self.read_versions()
+        self.weight = self.bias = None
+
+    def read_versions(self):
+        check_call(_LIB.MXNDArrayGetVersions(len(self.now), self.handles, self.now))
+        return bytes(self.now)
+
+    def current(self, sources, eps):
+        return eps == self.eps and all(map(operator.is_, sources, self.sources)) and \
+            self.read_versions() == self.versions
 
 
 class ConvUnit(object):
@@ -117,13 +128,13 @@ class ConvUnit(object):
         bn = self.bn
         sources = (weight, bias, bn.gamma.data(ctx), bn.beta.data(ctx),
                    bn.running_mean.data(ctx), bn.running_var.data(ctx))
-        versions = tuple(_array_version(a) for a in sources if a is not None)
         eps = bn._kwargs["eps"]
         key = (ctx.device_typeid, ctx.device_id)
         cached = self._folded.get(key)
-        if cached is not None and cached.eps == eps and cached.versions == versions and \
-                all(a is b for a, b in zip(cached.sources, sources)):
+        if cached is not None and cached.current(sources, eps):
             return cached.weight, cached.bias
+        # Versions are read before the folding reads are pushed (see the module doc).
+        folded = _Folded(sources, eps)
         gamma, beta, mean, var = sources[2:]
         # Half-precision weights fold in float32 (BatchNorm keeps float32 statistics for them).
         dtype = np.dtype(weight.dtype)
@@ -135,11 +146,9 @@ class ConvUnit(object):
         if bias is not None:
             shift = shift + bias.astype(compute, copy=False) * scale
         per_channel = scale.reshape((-1,) + (1,) * (weight.ndim - 1))
-        folded = _Folded()
         folded.weight = nd.broadcast_mul(weight.astype(compute, copy=False), per_channel) \
             .astype(dtype, copy=False)
         folded.bias = shift.astype(dtype, copy=False)
-        folded.sources, folded.versions, folded.eps = sources, versions, eps
         self._folded[key] = folded
         return folded.weight, folded.bias
 
