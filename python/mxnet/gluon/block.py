@@ -9,6 +9,8 @@ plus `<classname><n>_` counted within that parent. Parameters are named prefix +
 A HybridBlock runs `hybrid_forward(F, x, ...)` with F = mx.nd. `hybridize()` records its flags
 for the graph compiler (the symbolic graph is a separate layer); until that exists the block
 runs imperatively, with deferred parameter shapes inferred by each layer's `infer_shape`.
+The one graph rewrite done already: a hybridized HybridSequential in inference folds
+Convolution + BatchNorm (+ Activation) children into one op (nn/conv_fold.py).
 """
 import re
 import threading
