@@ -3,6 +3,9 @@ activation): outputs against NumPy and against the unfused layers, refolding aft
 parameter change, training untouched, the MXNET_GLUON_FOLD_BN switch, the `_sg_onednn_conv` op."""
 import ctypes
 import itertools
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -324,6 +327,37 @@ def test_model_zoo_resnet18_v1(bn_calls):
     hybrid = net(x).asnumpy()
     assert bn_calls.calls == calls + per_run
     np.testing.assert_allclose(hybrid, imperative, rtol=1e-3, atol=1e-3)
+
+
+_VERBOSE = r'''
+import mxnet as mx
+from mxnet.gluon import nn
+net = nn.HybridSequential()
+net.add(nn.Conv2D(8, 3, padding=1), nn.BatchNorm(), nn.Activation("relu"))
+net.initialize()
+x = mx.nd.ones((1, 3, 8, 8))
+net(x).wait_to_read()
+net.hybridize()
+print("FUSED-RUN", flush=True)
+net(x).wait_to_read()
+'''
+
+
+@pytest.mark.skipif(os.environ.get("MXNET_ONEDNN_ENABLED") == "0", reason="needs the oneDNN path")
+def test_onednn_runs_one_convolution_with_the_relu_post_op():
+    env = dict(os.environ, ONEDNN_VERBOSE="1", MXNET_ONEDNN_ENABLED="1")
+    env["PYTHONPATH"] = os.pathsep.join([os.path.join(os.path.dirname(__file__), "..", "..", "python"),
+                                         env.get("PYTHONPATH", "")])
+    res = subprocess.run([sys.executable, "-c", _VERBOSE], env=env, capture_output=True, text=True,
+                         timeout=120)
+    assert res.returncode == 0, res.stderr
+    before, after = res.stdout.split("FUSED-RUN")
+    kinds = lambda text: [line.split(",")[3] for line in text.splitlines()
+                          if line.startswith("onednn_verbose,exec")]
+    assert {"convolution", "batch_normalization", "eltwise"} <= set(kinds(before)), kinds(before)
+    fused = [line for line in after.splitlines() if line.startswith("onednn_verbose,exec")]
+    assert [line.split(",")[3] for line in fused if ",reorder," not in line] == ["convolution"], fused
+    assert "eltwise_relu" in [line for line in fused if ",convolution," in line][0]
 
 
 # ---- the fused op itself -------------------------------------------------------------------
