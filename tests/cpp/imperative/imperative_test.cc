@@ -91,6 +91,28 @@ TEST(Imperative, InvokeAndInplace) {
   }
 }
 
+TEST(Imperative, WritesAreCountedWhenPushed) {
+  NDArray x = Filled({1, 2, 3, 4}), a = Filled({0, 0, 0, 0});
+  const uint32_t before = a.version();
+  std::vector<NDArray*> ins{&x, &x}, outs{&a};
+  imperative::Invoke(Context::CPU(), op::MakeAttrs(op::Op::Get("elemwise_add"), {}), ins, outs);
+  EXPECT_EQ(a.version(), before + 1);  // the output
+  EXPECT_EQ(x.version(), 1u);          // only its SyncCopyFromCPU; reading does not count
+  // BatchNorm in training mutates its moving statistics (inputs 3 and 4): those writes count too.
+  NDArray data(TShape({2, 2, 1, 1}), Context::CPU()), gamma = Filled({1, 1}), beta = Filled({0, 0});
+  NDArray mean = Filled({0, 0}), var = Filled({1, 1});
+  std::vector<float> d{1, 2, 3, 5};
+  data.SyncCopyFromCPU(d.data(), d.size());
+  const uint32_t mean_before = mean.version(), var_before = var.version(), gamma_before = gamma.version();
+  const bool was_training = imperative::SetIsTraining(true);
+  imperative::InvokeByName("BatchNorm", {data, gamma, beta, mean, var}, {{"fix_gamma", "False"}});
+  imperative::SetIsTraining(was_training);
+  EXPECT_EQ(mean.version(), mean_before + 1);
+  EXPECT_EQ(var.version(), var_before + 1);
+  EXPECT_EQ(gamma.version(), gamma_before);
+  EXPECT_NE(Read(mean), (std::vector<float>{0, 0}));
+}
+
 TEST(Autograd, BackwardAccumulatesPerGradReq) {
   NDArray x = Filled({1, 2}), gx = Filled({0, 0});
   imperative::MarkVariables({&x}, {op::kAddTo}, {&gx});
