@@ -294,6 +294,20 @@ def test_deferred_initialisation_then_fused(bn_calls):
     assert bn_calls.calls == 1
 
 
+def test_without_the_fused_op_the_activation_runs_after_the_folded_conv(monkeypatch):
+    # What a GPU context gets: the fused op is a CPU kernel.
+    from mxnet.gluon.nn import conv_fold
+    net, x = _small_net()
+    net.hybridize()
+    invoked = []
+    original = conv_fold.imperative_invoke
+    monkeypatch.setattr(conv_fold, "_fused_op_runs_on", lambda ctx: False)
+    monkeypatch.setattr(conv_fold, "imperative_invoke",
+                        lambda handle, *rest: invoked.append(handle.value) or original(handle, *rest))
+    np.testing.assert_allclose(net(x).asnumpy(), _unfused(net, x), rtol=1e-4, atol=1e-4)
+    assert invoked and set(invoked) == {conv_fold._op_handle("Convolution").value}
+
+
 def test_other_contexts_fold_separately():
     net, x = _small_net()
     net.hybridize()

@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "mxnet/ndarray.h"
 #include "operator/nn/conv_param.h"
 #include "operator/nn/nn_util.h"
 #include "operator/nn/onednn/onednn_conv.h"
@@ -112,9 +113,9 @@ void ConvActCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vec
   MX_CHECK_KIND(req[0] != kAddTo, "ValueError")
       << OpNameOf(attrs) << ": cannot accumulate into its output (req kAddTo); use Convolution and Activation";
   const ConvActAttrs& f = attrs.get<ConvActAttrs>();
+#if MXNET_USE_ONEDNN
   const ConvolutionParam& p = f.conv.get<ConvolutionParam>();
   const bool cl = ChannelLast(p.layout);
-#if MXNET_USE_ONEDNN
   const ConvGeom g = MakeConvGeom(f.conv, p, ToChannelFirst(in[0].shape_, cl));
   dnnl::algorithm alg;
   if (onednn::Enabled() && onednn::ConvSupported(g, in[0].type_flag_) && OneDNNPostOp(f.act_type, &alg)) {

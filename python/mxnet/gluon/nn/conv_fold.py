@@ -48,6 +48,11 @@ def fold_enabled():
     return not autograd.is_recording() and not autograd.is_training()
 
 
+def _fused_op_runs_on(ctx):
+    """`_sg_onednn_conv` has a CPU kernel only (it serves every host-memory context)."""
+    return ctx.device_type != "gpu"
+
+
 def _unmodified(block, cls):
     """block is a cls whose calling path is cls's own (a subclass overriding the computation
     or the call may do something else)."""
@@ -105,17 +110,19 @@ class ConvUnit(object):
         self._folded = {}         # (device type, device id) -> _Folded
         self._calls = {}          # has bias -> (op handle, keys, values)
 
-    def _call_spec(self, has_bias):
-        spec = self._calls.get(has_bias)
+    def _call_spec(self, has_bias, fuse_act):
+        """(op handle, keys, values) of the convolution call; with fuse_act it is
+        `_sg_onednn_conv` and carries the activation."""
+        spec = self._calls.get((has_bias, fuse_act))
         if spec is None:
             params = dict(self.conv._kwargs)
             params["no_bias"] = not has_bias
-            if self.act_type is not None:
+            if fuse_act:
                 params["act_type"] = self.act_type
             keys = sorted(params)
-            spec = (_op_handle("_sg_onednn_conv" if self.act_type else "Convolution"), keys,
+            spec = (_op_handle("_sg_onednn_conv" if fuse_act else "Convolution"), keys,
                     [_param_str(k, params[k]) for k in keys])
-            self._calls[has_bias] = spec
+            self._calls[(has_bias, fuse_act)] = spec
         return spec
 
     def _hooked(self):
@@ -165,9 +172,15 @@ class ConvUnit(object):
                 weight, bias = self._fold(ctx, weight, bias)
         except DeferredInitializationError:
             return None
-        handle, keys, vals = self._call_spec(bias is not None)
+        # The fused op is a CPU kernel; elsewhere the folded convolution and the activation
+        # run as two ops.
+        fuse_act = self.act_type is not None and _fused_op_runs_on(ctx)
+        handle, keys, vals = self._call_spec(bias is not None, fuse_act)
         inputs = [x, weight] if bias is None else [x, weight, bias]
-        return imperative_invoke(handle, inputs, keys, vals)
+        out = imperative_invoke(handle, inputs, keys, vals)
+        if self.act_type is not None and not fuse_act:
+            out = nd.Activation(out, act_type=self.act_type)
+        return out
 
 
 def _match(children, i):
