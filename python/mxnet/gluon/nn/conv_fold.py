@@ -108,7 +108,7 @@ class ConvUnit(object):
         self.bn = bn
         self.act_type = act_type
         self._folded = {}         # (device type, device id) -> _Folded
-        self._calls = {}          # has bias -> (op handle, keys, values)
+        self._calls = {}          # (has bias, fuses the activation) -> _call_spec
 
     def _call_spec(self, has_bias, fuse_act):
         """(op handle, keys, values) of the convolution call; with fuse_act it is
