@@ -27,7 +27,11 @@ struct ModeScope {
 
 class Evaluator {
  public:
-  NDArray Value(const op::NodeEntry& e) {
+  /*!
+   * \brief e's value. unused (may be null) flags outputs of e's node that nothing will read:
+   *        they run with kNullOp (only used for a node not evaluated before).
+   */
+  NDArray Value(const op::NodeEntry& e, const std::vector<bool>* unused = nullptr) {
     if (AGInfo* info = Info(e.node)) {
       MX_CHECK_KIND(!info->freed, "MXNetError")
           << "backward: the recorded graph was freed by a previous backward; pass retain_graph=True to the "
@@ -37,7 +41,12 @@ class Evaluator {
       return v;
     }
     auto it = memo_.find(e.node.get());
-    if (it != memo_.end()) return it->second.at(e.index);
+    if (it != memo_.end()) {
+      const auto sk = skipped_.find(e.node.get());
+      MX_CHECK(sk == skipped_.end() || e.index >= sk->second.size() || !sk->second[e.index])
+          << "backward: output " << e.index << " of " << e.node->op()->name << " was skipped as unused";
+      return it->second.at(e.index);
+    }
     const op::Node& n = *e.node;
     std::vector<NDArray> ins;
     for (const auto& in : n.inputs) ins.push_back(Value(in));
@@ -49,7 +58,12 @@ class Evaluator {
       std::vector<NDArray*> ip, opp;
       for (auto& a : ins) ip.push_back(&a);
       for (auto& a : outs) opp.push_back(&a);
-      Invoke(ins.empty() ? Context::CPU() : ins[0].ctx(), n.attrs, ip, opp);
+      if (unused) {
+        Invoke(ins.empty() ? Context::CPU() : ins[0].ctx(), n.attrs, ip, opp, *unused);
+        skipped_[e.node.get()] = *unused;
+      } else {
+        Invoke(ins.empty() ? Context::CPU() : ins[0].ctx(), n.attrs, ip, opp);
+      }
     }
     memo_[e.node.get()] = outs;
     return outs.at(e.index);
@@ -64,7 +78,27 @@ class Evaluator {
     return igrads;
   }
   std::unordered_map<const op::Node*, std::vector<NDArray>> memo_;
+  std::unordered_map<const op::Node*, std::vector<bool>> skipped_;
 };
+
+/*!
+ * \brief Per gradient node among igrads, which of its outputs no needed input takes: those
+ *        gradients (a first layer's data gradient, a frozen weight's) are never computed.
+ */
+std::unordered_map<const op::Node*, std::vector<bool>> UnusedOutputs(const std::vector<op::NodeEntry>& igrads,
+                                                                     const std::vector<bool>& wanted) {
+  std::unordered_map<const op::Node*, std::vector<bool>> unused;
+  for (const auto& g : igrads) {
+    const op::Node* n = g.node.get();
+    if (n->is_variable() || unused.count(n)) continue;
+    unused[n].assign(n->op()->NumOutputs(n->attrs), true);
+  }
+  for (size_t k = 0; k < igrads.size(); ++k) {
+    auto it = unused.find(igrads[k].node.get());
+    if (wanted[k] && it != unused.end() && igrads[k].index < it->second.size()) it->second[igrads[k].index] = false;
+  }
+  return unused;
+}
 
 op::NodeEntry Sum(const std::vector<op::NodeEntry>& parts) {
   op::NodeEntry acc = parts[0];
@@ -160,9 +194,15 @@ std::vector<NDArray> Backward(const std::vector<NDArray*>& heads, const std::vec
     std::vector<op::NodeEntry> igrads = op->gradient(n, ograds);
     MX_CHECK(igrads.size() == n->inputs.size()) << op->name << ": gradient returned " << igrads.size()
                                                 << " entries for " << n->inputs.size() << " inputs";
+    std::vector<bool> wanted(igrads.size());
+    for (size_t k = 0; k < igrads.size(); ++k) wanted[k] = needs[n->inputs[k].node.get()];
+    // With create_graph the gradient ops are recorded for a second backward, which may need
+    // every output; compute them all then.
+    const auto unused = create_graph ? decltype(UnusedOutputs(igrads, wanted)){} : UnusedOutputs(igrads, wanted);
     for (size_t k = 0; k < igrads.size(); ++k) {
-      if (!needs[n->inputs[k].node.get()]) continue;
-      eval.Value(igrads[k]);  // evaluate now: keeps the recursion shallow
+      if (!wanted[k]) continue;
+      auto un = unused.find(igrads[k].node.get());
+      eval.Value(igrads[k], un == unused.end() ? nullptr : &un->second);  // now: keeps the recursion shallow
       add(n->inputs[k], igrads[k]);
     }
   }
