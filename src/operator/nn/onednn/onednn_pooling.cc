@@ -9,7 +9,9 @@
 #if MXNET_USE_ONEDNN
 
 #include <memory>
+#include <utility>
 
+#include "operator/nn/max_pool_backward.h"
 #include "operator/nn/onednn/onednn_layout.h"
 #include "operator/nn/onednn/onednn_operand.h"
 #include "operator/nn/onednn/onednn_ops.h"
@@ -109,7 +111,65 @@ void AvgPoolBackward(const PoolDesc& p, const TBlob& dy, const TBlob& dx) {
   s.wait();
 }
 
+namespace {
+
+/*!
+ * \brief The [N][C/B][H][W][B] storage of a 4-D float32 desc: plain (B = 1), nChw8c, nChw16c
+ *        or NHWC (B = C); false for other formats.
+ */
+bool ChannelLanes(const dnnl::memory::desc& d, dnnl::memory::format_tag* tag, int64_t* lanes) {
+  if (d.data.ndims != 4 || d.data_type() != dnnl::memory::data_type::f32) return false;
+  using ft = dnnl::memory::format_tag;
+  const auto dims = d.dims();
+  for (auto [t, b] : {std::pair<ft, int64_t>{ft::abcd, 1}, {ft::aBcd8b, 8}, {ft::aBcd16b, 16}, {ft::acdb, dims[1]}}) {
+    if (d == dnnl::memory::desc(dims, d.data_type(), t)) {
+      *tag = t;
+      *lanes = b;
+      return true;
+    }
+  }
+  return false;
+}
+
+/*! \brief 2-D float32 max pooling backward on plain or nChw{8,16}c data; false if not that case. */
+bool DirectMaxPool2DBackward(const PoolDesc& p, const TBlob& dy, const TBlob& x, const TBlob& dx,
+                             const std::shared_ptr<const BlockedData>& bx) {
+  if (p.kernel.size() != 2 || dx.Size() == 0) return false;
+  const auto plain_src = PlainDesc(x), plain_dst = PlainDesc(dy);
+  const auto src = bx ? bx->desc() : plain_src;
+  dnnl::memory::format_tag tag;
+  int64_t lanes;
+  if (!ChannelLanes(src, &tag, &lanes)) return false;
+  InputOperand in(1, x, plain_src, src);
+  InputOperand gy(0, dy, plain_dst, dnnl::memory::desc(plain_dst.dims(), plain_dst.data_type(), tag));
+  OutputOperand gx(0, dx, plain_src, src);
+  const auto& d = src.data;
+  MaxPool2DGeom g;
+  g.N = d.dims[0];
+  g.B = lanes;
+  g.Cb = d.padded_dims[1] / lanes;
+  g.H = d.dims[2];
+  g.W = d.dims[3];
+  g.OH = dy.shape_[2];
+  g.OW = dy.shape_[3];
+  g.kh = p.kernel[0];
+  g.kw = p.kernel[1];
+  g.sh = p.stride[0];
+  g.sw = p.stride[1];
+  g.ph = p.pad_l[0];
+  g.pw = p.pad_l[1];
+  MaxPool2DBackward(g, static_cast<const float*>(in.mem().get_data_handle()),
+                    static_cast<const float*>(gy.mem().get_data_handle()),
+                    static_cast<float*>(gx.mem().get_data_handle()));
+  gx.Finish();
+  ThreadStream().wait();
+  return true;
+}
+
+}  // namespace
+
 void MaxPoolBackward(const PoolDesc& p, const TBlob& dy, const TBlob& x, const TBlob& dx) {
+  if (DirectMaxPool2DBackward(p, dy, x, dx, BlockedInput(1, x))) return;
   // The forward op runs forward_inference and has no hidden workspace output (its output
   // count is MXNet's); re-running the training forward here costs one pooling pass and
   // replaces the plain kernel's window re-scan with oneDNN's vectorised scatter. When x is
