@@ -198,6 +198,7 @@ bool OneDNNBackward<float, float>(const NodeAttrs& attrs, const BatchNormParam& 
                                   const std::vector<TBlob>& out, int64_t C) {
   // oneDNN writes all three gradients; a partial request takes the plain path.
   if (!UseOneDNN(attrs, in[1], req) || req[0] == kNullOp || req[1] == kNullOp || req[2] == kNullOp) return false;
+  for (size_t i = 2; i < in.size(); ++i) onednn::PlainInput(i);  // parameters and statistics
   std::vector<float> ones;
   const float* gamma = in[2].dptr<float>();
   if (p.fix_gamma) {
@@ -257,6 +258,9 @@ void BNBackward(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<
   MXNET_REAL_TYPE_SWITCH(in[1].type_flag_, D, {
     using P = std::conditional_t<std::is_same_v<D, double>, double, float>;
     if (OneDNNBackward<D, P>(attrs, p, training, in, req, out, v.C)) return;
+#if MXNET_USE_ONEDNN
+    onednn::PlainInputs();  // the op accepts blocked inputs; the plain kernel reads plain memory
+#endif
     BNBackwardPlain<D, P>(v, p, training, in[0].dptr<D>(), in[1].dptr<D>(), in[2].dptr<P>(), in[3].dptr<P>(),
                           in[4].dptr<P>(), out[0].dptr<D>(), out[1].dptr<P>(), out[2].dptr<P>(), req);
   });
@@ -320,7 +324,8 @@ MXNET_REGISTER_OP(_backward_BatchNorm)
       AssignType(attrs, &(*out)[2], (*in)[2], "output", 2);
       return (*in)[1] >= 0 && (*in)[2] >= 0;
     })
-    .set_compute(Context::kCPU, BNBackward);
+    .set_compute(Context::kCPU, BNBackward)
+    .set_accepts_opaque_layout(true);
 
 }  // namespace op
 }  // namespace mxnet
