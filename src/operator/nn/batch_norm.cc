@@ -196,18 +196,22 @@ template <>
 bool OneDNNBackward<float, float>(const NodeAttrs& attrs, const BatchNormParam& p, bool training,
                                   const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
                                   const std::vector<TBlob>& out, int64_t C) {
-  // oneDNN writes all three gradients; a partial request takes the plain path.
-  if (!UseOneDNN(attrs, in[1], req) || req[0] == kNullOp || req[1] == kNullOp || req[2] == kNullOp) return false;
+  // oneDNN writes all three gradients: an unrequested dgamma/dbeta (frozen scale or shift)
+  // goes to scratch; an unrequested dx (BatchNorm on a network's input) takes the plain path.
+  if (!UseOneDNN(attrs, in[1], req) || req[0] == kNullOp) return false;
   for (size_t i = 2; i < in.size(); ++i) onednn::PlainInput(i);  // parameters and statistics
+  std::vector<float> scratch(req[1] == kNullOp || req[2] == kNullOp ? 2 * C : 0);
+  float* dgamma = req[1] == kNullOp ? scratch.data() : out[1].dptr<float>();
+  float* dbeta = req[2] == kNullOp ? scratch.data() + C : out[2].dptr<float>();
   std::vector<float> ones;
   const float* gamma = in[2].dptr<float>();
   if (p.fix_gamma) {
     ones.assign(C, 1.f);
     gamma = ones.data();
   }
-  onednn::BatchNormBackward(in[0], in[1], gamma, in[3].dptr<float>(), in[4].dptr<float>(), out[0],
-                            out[1].dptr<float>(), out[2].dptr<float>(), static_cast<float>(p.eps), !training);
-  if (p.fix_gamma) std::fill(out[1].dptr<float>(), out[1].dptr<float>() + C, 0.f);
+  onednn::BatchNormBackward(in[0], in[1], gamma, in[3].dptr<float>(), in[4].dptr<float>(), out[0], dgamma, dbeta,
+                            static_cast<float>(p.eps), !training);
+  if (p.fix_gamma) std::fill(dgamma, dgamma + C, 0.f);
   return true;
 }
 #endif
