@@ -286,6 +286,30 @@ def test_data_gradient_skipped_as_unused_is_never_read_later():
         close(wv.grad, conv_bwd(x.astype(np.float64), w.astype(np.float64), np.ones((2, 4, 6, 6)))[1])
 
 
+def test_gradients_written_straight_into_buffers_overwrite_and_stay_the_same_arrays():
+    # w is used once (its gradient op writes w.grad itself), v twice (summed, then copied),
+    # h is itself a head; a second backward overwrites every 'write' buffer in place
+    x = R.randn(3, 4).astype(np.float32)
+    w, v = R.randn(2, 4).astype(np.float32), R.randn(2, 4).astype(np.float32)
+    ws, vs, hs = mx.nd.array(w), mx.nd.array(v), mx.nd.array(R.randn(3, 2).astype(np.float32))
+    for a in (ws, vs, hs):
+        a.attach_grad()
+    bufs = [a.grad for a in (ws, vs, hs)]
+    for scale in (1.0, 3.0):
+        with autograd.record():
+            y = (mx.nd.FullyConnected(mx.nd.array(x), ws, num_hidden=2, no_bias=True) +
+                 mx.nd.FullyConnected(mx.nd.array(x), vs, num_hidden=2, no_bias=True) * 2 +
+                 mx.nd.FullyConnected(mx.nd.array(x * 0.5), vs, num_hidden=2, no_bias=True))
+            loss = (y * hs).sum() * scale
+        loss.backward()
+        hv = hs.asnumpy().astype(np.float64)
+        close(ws.grad, scale * hv.T @ x)
+        close(vs.grad, scale * hv.T @ (2.5 * x))
+        close(hs.grad, scale * (x @ w.T + 2.5 * (x @ v.T)))
+        for a, buf in zip((ws, vs, hs), bufs):  # the buffers taken before backward hold the result
+            np.testing.assert_array_equal(buf.asnumpy(), a.grad.asnumpy())
+
+
 def test_autograd_grad_with_create_graph_still_returns_every_requested_gradient():
     x = mx.nd.array(R.randn(3, 4).astype(np.float32))
     w = mx.nd.array(R.randn(2, 4).astype(np.float32))
