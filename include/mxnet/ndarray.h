@@ -73,6 +73,28 @@ class NDArray {
   void set_opaque_layout(std::shared_ptr<const OpaqueLayout> layout) const;
   /*! \brief Converts an installed OpaqueLayout back into the plain memory and drops it. */
   void MaterializePlain() const;
+  /*!
+   * \brief As data(), for callers that only read: an OpaqueLayout is converted back all the same,
+   *        but a cached layout copy (cached_layout()) survives, since reading leaves it valid.
+   */
+  TBlob data_for_read() const;
+
+  // ---- cached backend-layout copy (e.g. a weight reordered into a primitive's format) ----
+  // Unlike an OpaqueLayout, the copy lives alongside valid plain memory, so a kernel that only
+  // reads the array may install it while other readers run. Every write drops it: data() (any
+  // plain access that may write), set_opaque_layout, SyncCopyFromCPU; and a copy made before the
+  // var's last completed engine write is never returned, so even writes that reach the memory
+  // some other way (custom engine ops) cannot leave a stale copy for a later reader.
+  /*! \brief The cached copy made for this whole-chunk view (same shape and dtype), or null. */
+  std::shared_ptr<const OpaqueLayout> cached_layout() const;
+  /*!
+   * \brief Caches a copy of the current plain data for this whole-chunk view, replacing any older
+   *        one. Only from inside an engine op that reads this array. Returns false (caching nothing)
+   *        when the view is not the whole chunk or the chunk holds an OpaqueLayout.
+   */
+  bool set_cached_layout(std::shared_ptr<const OpaqueLayout> copy) const;
+  /*! \brief Drops the cached copy, if any (every write does). */
+  void DropCachedLayout() const;
   /*! \brief Whether this view covers its whole chunk (offset 0, all bytes). */
   bool whole_chunk() const {
     return chunk_ && byte_offset_ == 0 && static_cast<size_t>(Size()) * DTypeSize(dtype_) == chunk_->bytes;
@@ -136,6 +158,13 @@ class NDArray {
     std::shared_ptr<const OpaqueLayout> layout;
     TShape layout_shape;
     int layout_dtype{-1};
+    // Cached copy of the plain data (cached_layout()), under layout_mu; has_cache lets writers
+    // skip the lock. cache_version: the var's completed writes when the copy was made.
+    std::atomic<bool> has_cache{false};
+    std::shared_ptr<const OpaqueLayout> cache;
+    TShape cache_shape;
+    int cache_dtype{-1};
+    uint64_t cache_version{0};
     Chunk(size_t nbytes, Context c, bool delay);
     ~Chunk();
     void Alloc();
@@ -149,13 +178,17 @@ class NDArray {
 };
 
 /*!
- * \brief The NDArrays behind the blobs of the kernel running on this thread, for kernels of ops
- *        registered with set_accepts_opaque_layout (they read inputs' and install outputs'
- *        OpaqueLayouts). Set by the imperative layer around the kernel call; null elsewhere.
+ * \brief The NDArrays behind the blobs of the kernel running on this thread: kernels of ops
+ *        registered with set_accepts_opaque_layout read inputs' and install outputs' OpaqueLayouts;
+ *        any kernel may read or install cached copies of inputs it only reads. Set by the imperative
+ *        layer around the kernel call; null elsewhere.
  */
 struct KernelArrays {
   const std::vector<NDArray>* inputs{nullptr};
   const std::vector<NDArray>* outputs{nullptr};
+  /*! \brief Whether the op accepts OpaqueLayouts (inputs unconverted, outputs may be left blocked);
+   *         otherwise the arrays are there only for cached copies of inputs it reads. */
+  bool accepts_layouts{false};
   static const KernelArrays* Current();
 };
 /*! \brief Makes `arrays` current on this thread for its lifetime. */

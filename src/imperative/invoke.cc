@@ -206,17 +206,43 @@ void Invoke(Context default_ctx, const op::NodeAttrs& attrs, const std::vector<N
   auto shared_attrs = std::make_shared<op::NodeAttrs>(attrs);
   const op::FCompute fn = *fcompute;
   const bool keep_layout = op->accepts_opaque_layout;
+  // Inputs this op writes (mutate_inputs) lose their cached layout copies like outputs do.
+  std::vector<bool> in_written(nin);
+  for (uint32_t i = 0; i < nin; ++i)
+    in_written[i] = std::find(writes.begin(), writes.end(), inputs[i]->var()) != writes.end();
   Engine::Get()->PushSync(
-      [fn, shared_attrs, opctx, in_copy, run_out, req, keep_layout](RunContext rctx) mutable {
+      [fn, shared_attrs, opctx, in_copy, run_out, req, keep_layout, in_written](RunContext rctx) mutable {
         std::vector<TBlob> ib(in_copy.size()), ob(run_out.size());
-        // Ops that read backend (oneDNN blocked) layouts get their inputs unconverted and the
-        // arrays themselves through KernelArrays; every other kernel sees plain data.
-        for (size_t i = 0; i < in_copy.size(); ++i) ib[i] = keep_layout ? in_copy[i].data_keep_layout() : in_copy[i].data();
-        for (size_t i = 0; i < run_out.size(); ++i) ob[i] = run_out[i].data();
+        // Ops that read backend (oneDNN blocked) layouts get their inputs unconverted; every
+        // other kernel sees plain data. All kernels get the arrays through KernelArrays, so they
+        // can keep cached layout copies of inputs they only read (data_for_read keeps those).
+        // An input this op writes loses its cached copy (data()), unless it holds a layout the
+        // op reads in place (a layout and a cached copy never coexist).
+        for (size_t i = 0; i < in_copy.size(); ++i) {
+          if (keep_layout)
+            ib[i] = in_written[i] && !in_copy[i].opaque_layout() ? in_copy[i].data() : in_copy[i].data_keep_layout();
+          else
+            ib[i] = in_written[i] ? in_copy[i].data() : in_copy[i].data_for_read();
+        }
+        // An in-place output is also an input: converting it here would hide the input's layout
+        // from the kernel. The kernel either installs a new layout or writes every element
+        // plainly (after converting its inputs), so a layout still there afterwards is stale.
+        // data() on the other outputs drops their cached copies, at run time: a reader pushed
+        // earlier (which may still cache one) has finished by now, one pushed later has not started.
+        std::vector<std::shared_ptr<const OpaqueLayout>> inplace_layout(run_out.size());
+        for (size_t i = 0; i < run_out.size(); ++i) {
+          if (keep_layout && req[i] == op::kWriteInplace) inplace_layout[i] = run_out[i].opaque_layout();
+          ob[i] = inplace_layout[i] ? run_out[i].data_keep_layout() : run_out[i].data();
+        }
         opctx.run_ctx = rctx;
-        const KernelArrays arrays{&in_copy, &run_out};
-        KernelArraysScope scope(keep_layout ? &arrays : nullptr);
-        fn(*shared_attrs, opctx, ib, req, ob);
+        {
+          const KernelArrays arrays{&in_copy, &run_out, keep_layout};
+          KernelArraysScope scope(&arrays);
+          fn(*shared_attrs, opctx, ib, req, ob);
+        }
+        for (size_t i = 0; i < run_out.size(); ++i)
+          if (inplace_layout[i] && run_out[i].opaque_layout() == inplace_layout[i])
+            run_out[i].set_opaque_layout(nullptr);
       },
       ctx, reads, writes, FnProperty::kNormal, 0, op->name.c_str());
   for (auto& o : run_out) o.BumpVersion();

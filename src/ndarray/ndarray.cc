@@ -55,6 +55,13 @@ void NDArray::CheckAndAlloc() const {
 
 TBlob NDArray::data() const {
   if (!chunk_) return TBlob(nullptr, shape_, dtype_, Context());
+  // The caller may write through the blob: a cached copy would go stale.
+  DropCachedLayout();
+  return data_for_read();
+}
+
+TBlob NDArray::data_for_read() const {
+  if (!chunk_) return TBlob(nullptr, shape_, dtype_, Context());
   // Plain access of any view (read or write) first brings back a backend layout's data.
   if (chunk_->has_layout.load(std::memory_order_acquire)) MaterializePlain();
   return data_keep_layout();
@@ -89,11 +96,50 @@ std::shared_ptr<const OpaqueLayout> NDArray::opaque_layout() const {
 void NDArray::set_opaque_layout(std::shared_ptr<const OpaqueLayout> layout) const {
   if (!chunk_) return;
   MX_CHECK(whole_chunk()) << "an opaque layout must describe a whole chunk";
+  std::shared_ptr<const OpaqueLayout> old_cache;  // freed outside the lock
   std::lock_guard<std::mutex> lk(chunk_->layout_mu);
   chunk_->layout = std::move(layout);
   chunk_->layout_shape = shape_;
   chunk_->layout_dtype = dtype_;
   chunk_->has_layout.store(chunk_->layout != nullptr, std::memory_order_release);
+  // New data: a copy of the old plain data must not outlive it.
+  old_cache.swap(chunk_->cache);
+  chunk_->has_cache.store(false, std::memory_order_release);
+}
+
+std::shared_ptr<const OpaqueLayout> NDArray::cached_layout() const {
+  if (!chunk_ || !chunk_->has_cache.load(std::memory_order_acquire)) return nullptr;
+  // Readers run only after every write pushed before them completed, and no write runs
+  // while they do: the var's completed-write count is stable here and says whether the
+  // copy predates a write.
+  const uint64_t completed = engine::VarVersion(chunk_->var);
+  std::lock_guard<std::mutex> lk(chunk_->layout_mu);
+  if (!chunk_->cache || chunk_->cache_version != completed) return nullptr;
+  if (byte_offset_ != 0 || shape_ != chunk_->cache_shape || dtype_ != chunk_->cache_dtype) return nullptr;
+  return chunk_->cache;
+}
+
+bool NDArray::set_cached_layout(std::shared_ptr<const OpaqueLayout> copy) const {
+  if (!chunk_ || !whole_chunk()) return false;
+  const uint64_t completed = engine::VarVersion(chunk_->var);
+  std::shared_ptr<const OpaqueLayout> old_cache;  // freed outside the lock
+  std::lock_guard<std::mutex> lk(chunk_->layout_mu);
+  if (chunk_->layout) return false;  // plain memory is stale: the copy was not made from current data
+  old_cache.swap(chunk_->cache);
+  chunk_->cache = std::move(copy);
+  chunk_->cache_shape = shape_;
+  chunk_->cache_dtype = dtype_;
+  chunk_->cache_version = completed;
+  chunk_->has_cache.store(chunk_->cache != nullptr, std::memory_order_release);
+  return chunk_->cache != nullptr;
+}
+
+void NDArray::DropCachedLayout() const {
+  if (!chunk_ || !chunk_->has_cache.load(std::memory_order_acquire)) return;
+  std::shared_ptr<const OpaqueLayout> old_cache;  // freed outside the lock
+  std::lock_guard<std::mutex> lk(chunk_->layout_mu);
+  old_cache.swap(chunk_->cache);
+  chunk_->has_cache.store(false, std::memory_order_release);
 }
 
 namespace {
@@ -159,6 +205,8 @@ void NDArray::SyncCopyFromCPU(const void* src, size_t nelem) const {
   WaitToWrite();
   TBlob dst = data();
   if (nelem) std::memcpy(dst.dptr_, src, dst.Bytes());
+  // This write bypasses the engine: drop again in case a reader cached a copy meanwhile.
+  DropCachedLayout();
   BumpVersion();
 }
 
@@ -169,7 +217,7 @@ void NDArray::SyncCopyToCPU(void* dst, size_t nelem) const {
   MX_CHECK_KIND(ctx().IsHostMemory(), "ValueError") << "SyncCopyToCPU from " << ctx().ToString()
                                                     << " needs a CUDA build";
   WaitToRead();
-  TBlob src = data();
+  TBlob src = data_for_read();
   if (nelem) std::memcpy(dst, src.dptr_, src.Bytes());
 }
 
@@ -201,8 +249,8 @@ void CopyFromTo(const NDArray& from, const NDArray& to, int priority) {
   std::vector<engine::VarHandle> reads;
   if (!from.SameChunk(to)) reads.push_back(from.var());
   to.BumpVersion();
-  Engine::Get()->PushSync([from, to](RunContext) { CopyBlob(from.data(), to.data()); }, to.ctx(), reads, {to.var()},
-                          FnProperty::kNormal, priority, "CopyCPU2CPU");
+  Engine::Get()->PushSync([from, to](RunContext) { CopyBlob(from.data_for_read(), to.data()); }, to.ctx(), reads,
+                          {to.var()}, FnProperty::kNormal, priority, "CopyCPU2CPU");
 }
 
 }  // namespace mxnet

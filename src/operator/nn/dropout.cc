@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "operator/nn/nn_util.h"
+#include "operator/nn/onednn/onednn_same_layout.h"
 
 namespace mxnet {
 namespace op {
@@ -40,6 +41,17 @@ void DropoutCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vec
   const TShape& s = in[0].shape_;
   const int nd = s.ndim();
   const bool active = (ctx.is_train || p.mode == kDropoutAlways) && p.p > 0.f;
+#if MXNET_USE_ONEDNN
+  // The identity keeps a blocked input's format: the output shares its (immutable) data.
+  if (!active && onednn::ShareBlockedInput(in[0], req[0], 0, out[0])) {
+    MXNET_REAL_TYPE_SWITCH(out[1].type_flag_, D, {
+      D* mask = out[1].dptr<D>();
+      ParallelFor(out[1].Size(), [mask](int64_t j) { mask[j] = D(1); });
+    });
+    return;
+  }
+  onednn::PlainInputs();
+#endif
   // Strides of the reduced (mask-draw) shape, 0 along shared axes.
   std::vector<int64_t> rstride(nd, 0);
   std::vector<bool> shared(nd, false);
@@ -107,6 +119,7 @@ MXNET_REGISTER_OP(Dropout)
     .set_infer_type(ElemwiseType)
     .set_resource_request(std::vector<ResourceRequest>{ResourceRequest::kRandom})
     .set_compute(Context::kCPU, DropoutCompute)
+    .set_accepts_opaque_layout(true)
     .set_gradient([](const NodePtr& n, const std::vector<NodeEntry>& og) {
       return std::vector<NodeEntry>{
           MakeNode("_backward_Dropout", n->attrs.name + "_backward", {og[0], NodeEntry{n, 1, 0}}, n->attrs.dict)};

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "operator/nn/nn_util.h"
+#include "operator/nn/onednn/onednn_layout.h"
 #include "operator/nn/onednn/onednn_ops.h"
 
 namespace mxnet {
@@ -90,8 +91,14 @@ void LeakyCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vecto
   const int t = p.act_type;
 #if MXNET_USE_ONEDNN
   dnnl::algorithm alg;
-  if (req[0] == kWriteTo && OneDNNAlg(t, in[0].type_flag_, in[0].Size(), &alg))
+  if (req[0] == kWriteTo && OneDNNAlg(t, in[0].type_flag_, in[0].Size(), &alg)) {
+    // leaky, elu and gelu map 0 to 0, so a blocked format's zero padding stays zero.
+    const auto bx = onednn::BlockedInput(0, in[0]);
+    if (bx && onednn::CanLeaveBlocked(0, out[0])) return onednn::EltwiseForwardBlocked(alg, p.slope, 0.f, *bx, out[0]);
+    onednn::PlainInput(0);
     return onednn::EltwiseForward(alg, p.slope, 0.f, in[0], out[0]);
+  }
+  onednn::PlainInputs();  // the op accepts blocked inputs; the loops below read plain memory
 #endif
   MXNET_REAL_TYPE_SWITCH(in[0].type_flag_, D, {
     using C = real_compute_t<D>;
@@ -201,6 +208,7 @@ MXNET_REGISTER_OP(LeakyReLU)
       return ActOf(a) == kRReLU ? std::vector<ResourceRequest>{ResourceRequest::kRandom} : std::vector<ResourceRequest>{};
     })
     .set_compute(Context::kCPU, LeakyCompute)
+    .set_accepts_opaque_layout(true)
     .set_gradient([](const NodePtr& n, const std::vector<NodeEntry>& og) {
       std::vector<NodeEntry> ins{og[0], n->inputs[0]};
       const int t = ActOf(n->attrs);

@@ -11,9 +11,7 @@
 #include "operator/common/binary_functors.h"
 #include "operator/common/broadcast_util.h"
 #include "operator/common/reduce_kernels.h"
-#if MXNET_USE_ONEDNN
-#include "operator/nn/onednn/onednn_layout.h"
-#endif
+#include "operator/nn/onednn/onednn_same_layout.h"
 
 namespace mxnet {
 namespace op {
@@ -31,12 +29,24 @@ bool BroadcastBinaryShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::
 }
 
 template <typename OP>
+void BroadcastPlain(const std::vector<TBlob>& in, const TBlob& out, OpReqType req) {
+  MXNET_TYPE_SWITCH(in[0].type_flag_, DType, {
+    BroadcastBinary(in[0].shape_, in[0].dptr<DType>(), in[1].shape_, in[1].dptr<DType>(), out.shape_, out.dptr<DType>(),
+                    req, [](compute_t<DType> a, compute_t<DType> b) { return OP::Fwd(a, b); });
+  });
+}
+
+template <typename OP>
 void BroadcastCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
                       const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
-  MXNET_TYPE_SWITCH(in[0].type_flag_, DType, {
-    BroadcastBinary(in[0].shape_, in[0].dptr<DType>(), in[1].shape_, in[1].dptr<DType>(), out[0].shape_,
-                    out[0].dptr<DType>(), req[0], [](compute_t<DType> a, compute_t<DType> b) { return OP::Fwd(a, b); });
-  });
+#if MXNET_USE_ONEDNN
+  // Equal shapes (the residual add of ResNet): position-wise on one dense blocked format.
+  if (onednn::RunOnSameLayout(in, 2, req[0], out[0],
+                              [](const std::vector<TBlob>& i, const TBlob& o) { BroadcastPlain<OP>(i, o, kWriteTo); }))
+    return;
+  onednn::PlainInputs();
+#endif
+  BroadcastPlain<OP>(in, out[0], req[0]);
 }
 
 /*! \brief Sums `full` (shape os, compute type C) down to shape `ts` into dst. */
@@ -141,7 +151,11 @@ void RegisterBroadcastBinary(const std::string& row) {
       .add_argument("rhs", "NDArray-or-Symbol", "Second input to the function")
       .set_infer_shape(BroadcastBinaryShape)
       .set_infer_type(ElemwiseType)
-      .set_compute(Context::kCPU, BroadcastCompute<OP>);
+      // In place only where an input has the output's shape (the imperative layer checks), so
+      // `x += y` writes x directly; the loops read each element before writing it.
+      .set_inplace_option([](const NodeAttrs&) { return InplacePairs{{0, 0}, {1, 0}}; })
+      .set_compute(Context::kCPU, BroadcastCompute<OP>)
+      .set_accepts_opaque_layout(true);
   if (IsComparison(row)) {
     op.set_gradient(ZeroGrads);
     return;

@@ -14,6 +14,8 @@
 #include "operator/common/axis_util.h"
 #include "operator/common/elemwise_kernels.h"
 #include "operator/common/parallel.h"
+#include "operator/nn/onednn/onednn_concat.h"
+#include "operator/nn/onednn/onednn_layout.h"
 
 namespace mxnet {
 namespace op {
@@ -137,6 +139,10 @@ bool ConcatShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TS
 void ConcatForward(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
                    const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   const int axis = CheckAxis(attrs, attrs.get<ConcatParam>().dim, out[0].shape_, "dim");
+#if MXNET_USE_ONEDNN
+  if (onednn::ConcatForward(in, out[0], axis, req[0])) return;
+  onednn::PlainInputs();  // the op accepts blocked inputs; the copy below reads plain memory
+#endif
   JoinCompute(in, out[0], axis, false, req[0]);
 }
 
@@ -227,6 +233,7 @@ struct Registrar {
         .set_infer_shape(ConcatShape)
         .set_infer_type(ElemwiseType)
         .set_compute(Context::kCPU, ConcatForward)
+        .set_accepts_opaque_layout(true)
         .set_gradient([](const NodePtr& n, const std::vector<NodeEntry>& og) {
           std::vector<NodeEntry> ins{og[0]};
           ins.insert(ins.end(), n->inputs.begin(), n->inputs.end());

@@ -8,8 +8,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <memory>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "mxnet/imperative.h"
@@ -118,10 +120,101 @@ TEST_F(BlockedLayout, ViewsAndPlainReadersOfABlockedArraySeePlainData) {
   const std::vector<float> got_row = Host(row);
   EXPECT_EQ(got_row, std::vector<float>(want.begin() + want.size() / 2, want.end()));
   NDArray h3 = imperative::InvokeByName("Convolution", {x, w}, kConv)[0];
-  NDArray out = imperative::InvokeByName("elemwise_add", {h3, h3})[0];  // plain reader of both inputs
-  std::vector<float> twice(want);
-  for (float& v : twice) v *= 2;
-  EXPECT_EQ(Host(out), twice);
+  NDArray out = imperative::InvokeByName("negative", {h3})[0];  // a plain reader
+  std::vector<float> negated(want);
+  for (float& v : negated) v = -v;
+  EXPECT_EQ(Host(out), negated);
+}
+
+using Tag = dnnl::memory::format_tag;
+
+/*! \brief A copy of `plain` whose data is held in format `tag` (as a oneDNN op would leave it). */
+NDArray InFormat(const NDArray& plain, Tag tag) {
+  const TBlob b = plain.data();
+  const auto plain_desc = op::onednn::PlainDesc(b);
+  auto blocked = std::make_shared<op::onednn::BlockedData>(
+      dnnl::memory::desc(plain_desc.dims(), plain_desc.data_type(), tag), plain_desc);
+  dnnl::memory src(plain_desc, op::onednn::CpuEngine(), b.dptr_);
+  dnnl::memory dst(blocked->desc(), op::onednn::CpuEngine(), blocked->ptr());
+  dnnl::stream& s = op::onednn::ThreadStream();
+  dnnl::reorder(src, dst).execute(s, src, dst);
+  s.wait();
+  NDArray a(plain.shape(), Context::CPU());
+  a.WaitToWrite();
+  a.set_opaque_layout(std::move(blocked));
+  return a;
+}
+
+bool HoldsLayout(const NDArray& a) {
+  a.WaitToRead();
+  return a.opaque_layout() != nullptr;
+}
+
+std::vector<float> Sum(const std::vector<float>& a, const std::vector<float>& b) {
+  std::vector<float> s(a);
+  for (size_t i = 0; i < s.size(); ++i) s[i] += b[i];
+  return s;
+}
+
+TEST_F(BlockedLayout, AddOfOneDenseFormatRunsOnTheBlockedBuffersAndStaysBlocked) {
+  for (const auto& [shape, tag] :
+       {std::make_pair(TShape{2, 20, 3, 3}, Tag::acdb), std::make_pair(TShape{2, 32, 3, 3}, Tag::nChw16c)}) {
+    const NDArray a = Pattern(shape, 1.f), b = Pattern(shape, -0.5f);
+    const std::vector<float> want = Sum(Host(a), Host(b));
+    for (const char* name : {"broadcast_add", "elemwise_add", "_plus"}) {
+      NDArray y = imperative::InvokeByName(name, {InFormat(a, tag), InFormat(b, tag)})[0];
+      EXPECT_TRUE(HoldsLayout(y)) << name << " " << shape;
+      EXPECT_EQ(Host(y), want) << name << " " << shape;
+    }
+    NDArray s = imperative::InvokeByName("_mul_scalar", {InFormat(a, tag)}, {{"scalar", "2"}})[0];
+    EXPECT_TRUE(HoldsLayout(s));
+    EXPECT_EQ(Host(s), Sum(Host(a), Host(a)));
+  }
+}
+
+TEST_F(BlockedLayout, PaddedMixedOrDifferentFormatsTakeThePlainPath) {
+  const TShape shape{2, 20, 3, 3};  // nChw16c pads 20 channels to 32
+  const NDArray a = Pattern(shape, 1.f), b = Pattern(shape, 0.25f);
+  const std::vector<float> want = Sum(Host(a), Host(b));
+  const std::vector<std::pair<NDArray, NDArray>> cases{{InFormat(a, Tag::nChw16c), InFormat(b, Tag::nChw16c)},
+                                                       {InFormat(a, Tag::acdb), InFormat(b, Tag::nChw16c)},
+                                                       {InFormat(a, Tag::acdb), b}};
+  for (const auto& [x, z] : cases) {
+    NDArray y = imperative::InvokeByName("broadcast_add", {x, z})[0];
+    EXPECT_FALSE(HoldsLayout(y));
+    EXPECT_EQ(Host(y), want);
+  }
+  NDArray s = imperative::InvokeByName("_plus_scalar", {InFormat(a, Tag::nChw16c)}, {{"scalar", "1"}})[0];
+  EXPECT_FALSE(HoldsLayout(s));  // the scalar would land in the padding
+  std::vector<float> plus_one(Host(a));
+  for (float& v : plus_one) v += 1;
+  EXPECT_EQ(Host(s), plus_one);
+}
+
+TEST_F(BlockedLayout, InPlaceAddKeepsTheFormatOfItsOutput) {
+  const TShape shape{1, 32, 4, 4};
+  const NDArray a = Pattern(shape, 1.f), b = Pattern(shape, 0.75f);
+  const std::vector<float> want = Sum(Host(a), Host(b));
+  const op::NodeAttrs attrs = op::MakeAttrs(op::Op::Get("broadcast_add"), {});
+  for (const NDArray& rhs : {InFormat(b, Tag::acdb), b}) {
+    NDArray x = InFormat(a, Tag::acdb), out = x, y = rhs;  // out shares x's chunk: `x += y`
+    imperative::Invoke(Context::CPU(), attrs, {&x, &y}, {&out});
+    EXPECT_EQ(HoldsLayout(x), HoldsLayout(y));  // blocked only when both inputs were
+    EXPECT_EQ(Host(x), want);
+  }
+}
+
+TEST_F(BlockedLayout, ConcatOfBlockedInputsLeavesABlockedOutput) {
+  const NDArray a = Pattern({2, 16, 3, 3}, 1.f), b = Pattern({2, 32, 3, 3}, -1.f), c = Pattern({2, 8, 3, 3}, 0.5f);
+  const std::unordered_map<std::string, std::string> dim1{{"dim", "1"}};
+  NDArray plain = imperative::InvokeByName("Concat", {a, c, b}, dim1)[0];
+  EXPECT_FALSE(HoldsLayout(plain));
+  NDArray blocked = imperative::InvokeByName("Concat", {InFormat(a, Tag::acdb), InFormat(b, Tag::acdb)}, dim1)[0];
+  EXPECT_TRUE(HoldsLayout(blocked));
+  NDArray want_ab = imperative::InvokeByName("Concat", {a, b}, dim1)[0];
+  EXPECT_EQ(Host(blocked), Host(want_ab));
+  NDArray mixed = imperative::InvokeByName("Concat", {InFormat(a, Tag::acdb), c, InFormat(b, Tag::nChw16c)}, dim1)[0];
+  EXPECT_EQ(Host(mixed), Host(plain));
 }
 
 #endif  // MXNET_USE_ONEDNN

@@ -5,9 +5,10 @@
  *        the per-thread primitive cache bounded by MXNET_ONEDNN_CACHE_NUM, and the post-op
  *        struct that later fusion passes will fill.
  *
- * Tensors stay in plain (row-major) layout between ops; a primitive that prefers a blocked
- * layout gets reorders whose buffers live in the cache entry, so a cache hit allocates
- * nothing (see docs/architecture.md for the hook that will keep blocked layouts alive).
+ * A primitive that prefers a blocked layout for an operand our plain (row-major) tensor
+ * cannot give it gets a reorder whose buffer lives in the cache entry (LayoutBridge), so a
+ * cache hit allocates nothing. Outputs may stay blocked between oneDNN-aware ops instead
+ * (onednn_layout.h; docs/architecture.md).
  */
 #ifndef MXNET_OPERATOR_NN_ONEDNN_ONEDNN_BASE_H_
 #define MXNET_OPERATOR_NN_ONEDNN_ONEDNN_BASE_H_

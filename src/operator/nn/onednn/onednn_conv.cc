@@ -145,7 +145,9 @@ typename Prims<kD>::Fwd::desc FwdDesc(const Problem& p, bool training) {
 template <bool kD>
 struct FwdEntry {
   typename Prims<kD>::Fwd prim;
-  LayoutBridge src, wei, dst;
+  LayoutBridge src;
+  WeightOperand wei;
+  LayoutBridge dst;
   dnnl::memory bias;
 };
 
@@ -159,7 +161,7 @@ void RunForward(const Problem& p, bool training, const TBlob& x, const TBlob& w,
   FwdEntry<kD>& e = cache.Get(key, [&] {
     typename Prims<kD>::Fwd::primitive_desc pd(FwdDesc<kD>(p, training), post.ToAttr(), CpuEngine());
     FwdEntry<kD> n{typename Prims<kD>::Fwd(pd), LayoutBridge(p.src, pd.src_desc()),
-                   LayoutBridge(p.wei, pd.weights_desc()), LayoutBridge(p.dst, pd.dst_desc()), dnnl::memory()};
+                   WeightOperand(p.wei, pd.weights_desc()), LayoutBridge(p.dst, pd.dst_desc()), dnnl::memory()};
     if (p.has_bias) n.bias = dnnl::memory(p.bias, CpuEngine(), DNNL_MEMORY_NONE);
     return n;
   });
@@ -176,14 +178,15 @@ void RunForward(const Problem& p, bool training, const TBlob& x, const TBlob& w,
   if (post.sum_scale == 0.f && e.dst.needs_reorder() && CanLeaveBlocked(0, y))
     by = std::make_shared<BlockedData>(e.dst.Prim().get_desc(), p.dst);
   e.src.Bind(x.dptr_);
-  e.wei.Bind(w.dptr_);
   e.dst.Bind(y.dptr_);
   if (!x_direct) e.src.ToPrim(s);
-  e.wei.ToPrim(s);
   if (post.sum_scale != 0.f) e.dst.ToPrim(s);  // the sum post-op reads the old output
+  // Inference reads the weight's cached copy in the primitive's format (reordered once per
+  // weight value); training reorders per call, as the weight changes every step.
+  std::shared_ptr<const BlockedData> hold;
   std::unordered_map<int, dnnl::memory> args{
       {DNNL_ARG_SRC, x_direct ? dnnl::memory(bx->desc(), CpuEngine(), bx->ptr()) : e.src.Prim()},
-      {DNNL_ARG_WEIGHTS, e.wei.Prim()},
+      {DNNL_ARG_WEIGHTS, e.wei.Bind(1, w, !training, s, &hold)},
       {DNNL_ARG_DST, by ? dnnl::memory(by->desc(), CpuEngine(), by->ptr()) : e.dst.Prim()}};
   if (p.has_bias) {
     e.bias.set_data_handle(bias->dptr_);

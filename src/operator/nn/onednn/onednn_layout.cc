@@ -15,6 +15,7 @@ namespace onednn {
 namespace {
 
 std::atomic<uint64_t> blocked_outputs{0};
+std::atomic<uint64_t> cached_inputs{0};
 
 struct ReorderEntry {
   dnnl::reorder prim;
@@ -25,9 +26,32 @@ const NDArray* InputArray(size_t i) {
   const KernelArrays* k = KernelArrays::Current();
   return k && k->inputs && i < k->inputs->size() ? &(*k->inputs)[i] : nullptr;
 }
-const NDArray* OutputArray(size_t i) {
+/*! \brief Input i when the running op accepts layouts (only then may its inputs hold one). */
+const NDArray* LayoutInputArray(size_t i) {
   const KernelArrays* k = KernelArrays::Current();
-  return k && k->outputs && i < k->outputs->size() ? &(*k->outputs)[i] : nullptr;
+  return k && k->accepts_layouts ? InputArray(i) : nullptr;
+}
+/*! \brief Output i when the running op accepts layouts (only then may it leave one). */
+const NDArray* LayoutOutputArray(size_t i) {
+  const KernelArrays* k = KernelArrays::Current();
+  return k && k->accepts_layouts && k->outputs && i < k->outputs->size() ? &(*k->outputs)[i] : nullptr;
+}
+
+/*! \brief Reorders src (described by from) into dst (described by to) on this thread's stream. */
+void Reorder(const dnnl::memory::desc& from, const void* src, const dnnl::memory::desc& to, void* dst) {
+  thread_local PrimitiveCache<ReorderEntry> cache;
+  Key key;
+  AddDescKey(&key, from);
+  AddDescKey(&key, to);
+  ReorderEntry& e = cache.Get(key, [&] {
+    dnnl::memory in(from, CpuEngine(), DNNL_MEMORY_NONE), out(to, CpuEngine(), DNNL_MEMORY_NONE);
+    return ReorderEntry{dnnl::reorder(in, out), in, out};
+  });
+  e.src.set_data_handle(const_cast<void*>(src));
+  e.dst.set_data_handle(dst);
+  dnnl::stream& s = ThreadStream();
+  e.prim.execute(s, e.src, e.dst);
+  s.wait();
 }
 
 }  // namespace
@@ -38,21 +62,9 @@ BlockedData::BlockedData(const dnnl::memory::desc& desc, const dnnl::memory::des
 
 BlockedData::~BlockedData() { Storage::Get()->Free(handle_); }
 
-void BlockedData::ToPlain(void* dst) const {
-  thread_local PrimitiveCache<ReorderEntry> cache;
-  Key key;
-  AddDescKey(&key, desc_);
-  AddDescKey(&key, plain_);
-  ReorderEntry& e = cache.Get(key, [&] {
-    dnnl::memory src(desc_, CpuEngine(), DNNL_MEMORY_NONE), out(plain_, CpuEngine(), DNNL_MEMORY_NONE);
-    return ReorderEntry{dnnl::reorder(src, out), src, out};
-  });
-  e.src.set_data_handle(handle_.dptr);
-  e.dst.set_data_handle(dst);
-  dnnl::stream& s = ThreadStream();
-  e.prim.execute(s, e.src, e.dst);
-  s.wait();
-}
+void BlockedData::ToPlain(void* dst) const { Reorder(desc_, handle_.dptr, plain_, dst); }
+
+void BlockedData::FromPlain(const void* src) { Reorder(plain_, src, desc_, handle_.dptr); }
 
 void AddDescKey(Key* key, const dnnl::memory::desc& d) {
   const dnnl_memory_desc_t& c = d.data;
@@ -72,7 +84,7 @@ bool SameMemory(const NDArray* a, const TBlob& b) {
 }
 
 std::shared_ptr<const BlockedData> BlockedInput(size_t i, const TBlob& x) {
-  const NDArray* a = InputArray(i);
+  const NDArray* a = LayoutInputArray(i);
   if (!SameMemory(a, x)) return nullptr;
   // Only this module installs layouts on CPU arrays, so the cast is to our own type.
   return std::dynamic_pointer_cast<const BlockedData>(a->opaque_layout());
@@ -89,18 +101,61 @@ void PlainInputs() {
 }
 
 bool CanLeaveBlocked(size_t i, const TBlob& y) {
-  const NDArray* a = OutputArray(i);
+  const NDArray* a = LayoutOutputArray(i);
   return y.Size() > 0 && SameMemory(a, y) && a->ctx().dev_type == Context::kCPU;
 }
 
 void SetBlockedOutput(size_t i, std::shared_ptr<const BlockedData> data) {
-  const NDArray* a = OutputArray(i);
+  const NDArray* a = LayoutOutputArray(i);
   MX_CHECK(a != nullptr) << "SetBlockedOutput outside an op that accepts layouts";
   a->set_opaque_layout(std::move(data));
   blocked_outputs.fetch_add(1, std::memory_order_relaxed);
 }
 
 uint64_t BlockedOutputsMade() { return blocked_outputs.load(); }
+
+std::shared_ptr<const BlockedData> CachedInput(size_t i, const TBlob& w, const dnnl::memory::desc& user,
+                                               const dnnl::memory::desc& want) {
+  const NDArray* a = InputArray(i);
+  if (!SameMemory(a, w) || a->ctx().dev_type != Context::kCPU) return nullptr;
+  // A copy is only valid while nobody writes the array: never cache one of an array this op writes.
+  if (const std::vector<NDArray>* outs = KernelArrays::Current()->outputs)
+    for (const NDArray& o : *outs)
+      if (o.SameChunk(*a)) return nullptr;
+  // Only this module caches copies of CPU arrays, so the cast is to our own type.
+  auto have = std::dynamic_pointer_cast<const BlockedData>(a->cached_layout());
+  if (have && have->desc() == want) return have;
+  auto made = std::make_shared<BlockedData>(want, user);
+  made->FromPlain(w.dptr_);
+  if (!a->set_cached_layout(made)) return nullptr;  // plain memory stale (the caller converts first)
+  cached_inputs.fetch_add(1, std::memory_order_relaxed);
+  return made;
+}
+
+uint64_t CachedInputsMade() { return cached_inputs.load(); }
+
+WeightOperand::WeightOperand(const dnnl::memory::desc& user, const dnnl::memory::desc& want)
+    : user_(user),
+      want_(want),
+      plain_(user, CpuEngine(), DNNL_MEMORY_NONE),
+      cached_(want, CpuEngine(), DNNL_MEMORY_NONE) {}
+
+const dnnl::memory& WeightOperand::Bind(size_t i, const TBlob& w, bool use_cache, dnnl::stream& s,
+                                        std::shared_ptr<const BlockedData>* hold) {
+  if (user_ == want_) {
+    plain_.set_data_handle(w.dptr_);
+    return plain_;
+  }
+  if (use_cache) *hold = CachedInput(i, w, user_, want_);
+  if (use_cache && *hold) {
+    cached_.set_data_handle((*hold)->ptr());
+    return cached_;
+  }
+  if (!bridge_) bridge_ = std::make_unique<LayoutBridge>(user_, want_);
+  bridge_->Bind(w.dptr_);
+  bridge_->ToPrim(s);
+  return bridge_->Prim();
+}
 
 }  // namespace onednn
 }  // namespace op

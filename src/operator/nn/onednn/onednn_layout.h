@@ -31,6 +31,8 @@ class BlockedData : public OpaqueLayout {
   BlockedData(const BlockedData&) = delete;
   BlockedData& operator=(const BlockedData&) = delete;
   void ToPlain(void* dst) const override;
+  /*! \brief Fills this object's storage from src, laid out as the plain description. */
+  void FromPlain(const void* src);
   const dnnl::memory::desc& desc() const { return desc_; }
   void* ptr() const { return handle_.dptr; }
 
@@ -57,6 +59,42 @@ bool CanLeaveBlocked(size_t i, const TBlob& y);
 void SetBlockedOutput(size_t i, std::shared_ptr<const BlockedData> data);
 /*! \brief Blocked outputs installed so far in this process (tests see propagation happen). */
 uint64_t BlockedOutputsMade();
+
+/*!
+ * \brief Input i, which the running kernel only reads (a weight), in the format `want`: the
+ *        array's cached copy (NDArray::cached_layout) when it has one in exactly that format,
+ *        else a new copy reordered from the plain blob w (described by `user`) and cached for
+ *        the next call, replacing one in another format. Null when w is not the whole array's
+ *        own memory or no array is at hand (the caller reorders per call).
+ */
+std::shared_ptr<const BlockedData> CachedInput(size_t i, const TBlob& w, const dnnl::memory::desc& user,
+                                               const dnnl::memory::desc& want);
+/*! \brief Cached input copies made so far in this process (tests see reuse happen). */
+uint64_t CachedInputsMade();
+
+/*!
+ * \brief The weight operand of a cached primitive. Inference reads the weight array's cached
+ *        copy in the primitive's format (CachedInput), so the reorder runs once per weight
+ *        value instead of per call; training, and arrays that cannot keep a copy, reorder per
+ *        call through a buffer made on first need (so inference entries hold no such buffer).
+ */
+class WeightOperand {
+ public:
+  WeightOperand() = default;
+  /*! \brief user: the plain layout of the weight; want: what the primitive chose. */
+  WeightOperand(const dnnl::memory::desc& user, const dnnl::memory::desc& want);
+  /*!
+   * \brief The memory to pass as the primitive's weights for input i with plain blob w. With
+   *        use_cache, *hold keeps the cached copy alive until the primitive has run.
+   */
+  const dnnl::memory& Bind(size_t i, const TBlob& w, bool use_cache, dnnl::stream& s,
+                           std::shared_ptr<const BlockedData>* hold);
+
+ private:
+  dnnl::memory::desc user_, want_;
+  dnnl::memory plain_, cached_;
+  std::unique_ptr<LayoutBridge> bridge_;
+};
 
 }  // namespace onednn
 }  // namespace op
