@@ -25,6 +25,13 @@ namespace imperative {
  */
 void Invoke(Context default_ctx, const op::NodeAttrs& attrs, const std::vector<NDArray*>& inputs,
             const std::vector<NDArray*>& outputs);
+/*!
+ * \brief As Invoke, but outputs whose `unused` flag is set run with kNullOp: they are still
+ *        allocated, the kernel may skip computing them (backward uses it for gradients that
+ *        nothing reads, e.g. the data gradient of a first convolution).
+ */
+void Invoke(Context default_ctx, const op::NodeAttrs& attrs, const std::vector<NDArray*>& inputs,
+            const std::vector<NDArray*>& outputs, const std::vector<bool>& unused);
 /*! \brief Convenience: invoke by op name with string params; returns the (visible) outputs. */
 std::vector<NDArray> InvokeByName(const std::string& op_name, const std::vector<NDArray>& inputs,
                                   const std::unordered_map<std::string, std::string>& params = {});

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 #include "imperative/autograd_info.h"
 #include "mxnet/imperative.h"
@@ -27,7 +28,15 @@ struct ModeScope {
 
 class Evaluator {
  public:
-  NDArray Value(const op::NodeEntry& e) {
+  /*! \brief How to run a node evaluated for the first time (ignored when it ran before). */
+  struct RunOptions {
+    const std::vector<bool>* unused{nullptr};        // outputs nothing reads: run with kNullOp
+    std::vector<std::pair<uint32_t, NDArray>> into;  // outputs written straight into these arrays
+  };
+  /*! \brief Whether e's node has a value already (recorded, or evaluated by this evaluator). */
+  bool HasValue(const op::NodeEntry& e) { return Info(e.node) != nullptr || memo_.count(e.node.get()) > 0; }
+
+  NDArray Value(const op::NodeEntry& e, const RunOptions* opt = nullptr) {
     if (AGInfo* info = Info(e.node)) {
       MX_CHECK_KIND(!info->freed, "MXNetError")
           << "backward: the recorded graph was freed by a previous backward; pass retain_graph=True to the "
@@ -37,7 +46,12 @@ class Evaluator {
       return v;
     }
     auto it = memo_.find(e.node.get());
-    if (it != memo_.end()) return it->second.at(e.index);
+    if (it != memo_.end()) {
+      const auto sk = skipped_.find(e.node.get());
+      MX_CHECK(sk == skipped_.end() || e.index >= sk->second.size() || !sk->second[e.index])
+          << "backward: output " << e.index << " of " << e.node->op()->name << " was skipped as unused";
+      return it->second.at(e.index);
+    }
     const op::Node& n = *e.node;
     std::vector<NDArray> ins;
     for (const auto& in : n.inputs) ins.push_back(Value(in));
@@ -46,10 +60,17 @@ class Evaluator {
       outs = RunCustom(n, ins);
     } else {
       outs.resize(n.op()->NumOutputs(n.attrs));
+      if (opt)
+        for (const auto& kv : opt->into) outs.at(kv.first) = kv.second;
       std::vector<NDArray*> ip, opp;
       for (auto& a : ins) ip.push_back(&a);
       for (auto& a : outs) opp.push_back(&a);
-      Invoke(ins.empty() ? Context::CPU() : ins[0].ctx(), n.attrs, ip, opp);
+      if (opt && opt->unused) {
+        Invoke(ins.empty() ? Context::CPU() : ins[0].ctx(), n.attrs, ip, opp, *opt->unused);
+        skipped_[e.node.get()] = *opt->unused;
+      } else {
+        Invoke(ins.empty() ? Context::CPU() : ins[0].ctx(), n.attrs, ip, opp);
+      }
     }
     memo_[e.node.get()] = outs;
     return outs.at(e.index);
@@ -64,7 +85,27 @@ class Evaluator {
     return igrads;
   }
   std::unordered_map<const op::Node*, std::vector<NDArray>> memo_;
+  std::unordered_map<const op::Node*, std::vector<bool>> skipped_;
 };
+
+/*!
+ * \brief Per gradient node among igrads, which of its outputs no needed input takes: those
+ *        gradients (a first layer's data gradient, a frozen weight's) are never computed.
+ */
+std::unordered_map<const op::Node*, std::vector<bool>> UnusedOutputs(const std::vector<op::NodeEntry>& igrads,
+                                                                     const std::vector<bool>& wanted) {
+  std::unordered_map<const op::Node*, std::vector<bool>> unused;
+  for (const auto& g : igrads) {
+    const op::Node* n = g.node.get();
+    if (n->is_variable() || unused.count(n)) continue;
+    unused[n].assign(n->op()->NumOutputs(n->attrs), true);
+  }
+  for (size_t k = 0; k < igrads.size(); ++k) {
+    auto it = unused.find(igrads[k].node.get());
+    if (wanted[k] && it != unused.end() && igrads[k].index < it->second.size()) it->second[igrads[k].index] = false;
+  }
+  return unused;
+}
 
 op::NodeEntry Sum(const std::vector<op::NodeEntry>& parts) {
   op::NodeEntry acc = parts[0];
@@ -108,6 +149,14 @@ std::vector<NDArray> Backward(const std::vector<NDArray*>& heads, const std::vec
         << "grad: a variable is not part of the recorded graph; call attach_grad() or mark_variables() first";
     targets.insert(v->entry().node.get());
   }
+  // Consumers per variable: a kWriteTo variable with one gets its gradient written straight
+  // into its buffer by the gradient op (no copy afterwards) when that op runs fresh for it.
+  std::unordered_map<const op::Node*, int> uses;
+  for (auto* h : heads)
+    if (h->entry().node->is_variable()) ++uses[h->entry().node.get()];
+  for (const auto& n : order)
+    for (const auto& in : n->inputs)
+      if (in.node->is_variable()) ++uses[in.node.get()];
   std::unordered_map<const op::Node*, bool> needs;
   for (const auto& n : order) {
     bool need;
@@ -154,15 +203,35 @@ std::vector<NDArray> Backward(const std::vector<NDArray*>& heads, const std::vec
     auto& slots = cit->second;
     slots.resize(info->outputs.size());
     for (uint32_t o = 0; o < slots.size(); ++o) {
-      if (slots[o].empty()) ograds.push_back(op::MakeNode("zeros_like", "_zero_ograd", {op::NodeEntry{n, o, 0}}));
-      else ograds.push_back(slots[o].size() == 1 ? slots[o][0] : Sum(slots[o]));
+      if (slots[o].empty())
+        ograds.push_back(op::MakeNode("zeros_like", "_zero_ograd", {op::NodeEntry{n, o, 0}}));
+      else
+        ograds.push_back(slots[o].size() == 1 ? slots[o][0] : Sum(slots[o]));
     }
     std::vector<op::NodeEntry> igrads = op->gradient(n, ograds);
-    MX_CHECK(igrads.size() == n->inputs.size()) << op->name << ": gradient returned " << igrads.size()
-                                                << " entries for " << n->inputs.size() << " inputs";
+    MX_CHECK(igrads.size() == n->inputs.size())
+        << op->name << ": gradient returned " << igrads.size() << " entries for " << n->inputs.size() << " inputs";
+    std::vector<bool> wanted(igrads.size());
+    for (size_t k = 0; k < igrads.size(); ++k) wanted[k] = needs[n->inputs[k].node.get()];
+    // With create_graph the gradient ops are recorded for a second backward, which may need
+    // every output; compute them all then.
+    const auto unused = create_graph ? decltype(UnusedOutputs(igrads, wanted)){} : UnusedOutputs(igrads, wanted);
+    // How each gradient node runs, decided for all its outputs before it first runs.
+    std::unordered_map<const op::Node*, Evaluator::RunOptions> run;
+    for (const auto& kv : unused) run[kv.first].unused = &kv.second;
     for (size_t k = 0; k < igrads.size(); ++k) {
-      if (!needs[n->inputs[k].node.get()]) continue;
-      eval.Value(igrads[k]);  // evaluate now: keeps the recursion shallow
+      const op::NodePtr& var = n->inputs[k].node;
+      AGInfo* vinfo = wanted[k] && var->is_variable() ? Info(var) : nullptr;
+      const auto same = [&](const op::NodeEntry& o) { return o.node == igrads[k].node && o.index == igrads[k].index; };
+      if (variables.empty() && !create_graph && vinfo && vinfo->marked && vinfo->grad_req == op::kWriteTo &&
+          uses[var.get()] == 1 && !igrads[k].node->is_variable() && !eval.HasValue(igrads[k]) &&
+          std::count_if(igrads.begin(), igrads.end(), same) == 1)
+        run[igrads[k].node.get()].into.emplace_back(igrads[k].index, vinfo->grad);
+    }
+    for (size_t k = 0; k < igrads.size(); ++k) {
+      if (!wanted[k]) continue;
+      auto r = run.find(igrads[k].node.get());
+      eval.Value(igrads[k], r == run.end() ? nullptr : &r->second);  // now: keeps the recursion shallow
       add(n->inputs[k], igrads[k]);
     }
   }
@@ -186,7 +255,9 @@ std::vector<NDArray> Backward(const std::vector<NDArray*>& heads, const std::vec
       AGInfo* info = Info(n);
       NDArray g = total_for(n, info->outputs[0]);
       NDArray buf = info->grad;
-      if (info->grad_req == op::kAddTo) {
+      if (g.SameData(buf) && g.shape() == buf.shape()) {
+        // the gradient op wrote the buffer itself (see uses above)
+      } else if (info->grad_req == op::kAddTo) {
         NDArray old = buf.Detach();
         std::vector<NDArray*> ins{&old, &g}, outs{&buf};
         Invoke(buf.ctx(), op::MakeAttrs(op::Op::Get("elemwise_add"), {}), ins, outs);

@@ -96,6 +96,11 @@ op::RandomStream NextRandomStream(Context ctx) {
 
 void Invoke(Context default_ctx, const op::NodeAttrs& attrs, const std::vector<NDArray*>& inputs,
             const std::vector<NDArray*>& outputs) {
+  Invoke(default_ctx, attrs, inputs, outputs, {});
+}
+
+void Invoke(Context default_ctx, const op::NodeAttrs& attrs, const std::vector<NDArray*>& inputs,
+            const std::vector<NDArray*>& outputs, const std::vector<bool>& unused) {
   const op::Op* op = attrs.op;
   const uint32_t nin = op->NumInputs(attrs), nout = op->NumOutputs(attrs);
   MX_CHECK_KIND(inputs.size() == nin, "ValueError")
@@ -152,6 +157,10 @@ void Invoke(Context default_ctx, const op::NodeAttrs& attrs, const std::vector<N
   std::vector<std::pair<uint32_t, NDArray>> copy_back;
   for (uint32_t o = 0; o < nout; ++o) {
     run_out[o] = *outputs[o];
+    if (o < unused.size() && unused[o]) {
+      req[o] = op::kNullOp;
+      continue;
+    }
     for (uint32_t i = 0; i < nin; ++i) {
       if (!inputs[i]->SameChunk(*outputs[o])) continue;
       const bool declared = std::find(inplace.begin(), inplace.end(), std::make_pair<int, int>(i, o)) != inplace.end();

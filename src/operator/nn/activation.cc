@@ -96,6 +96,7 @@ void ActivationBackward(const NodeAttrs& attrs, const OpContext& ctx, const std:
   dnnl::algorithm alg;
   if (req[0] != kAddTo && in[1].Size() > 0 && OneDNNAlg(t, in[1].type_flag_, &alg))
     return onednn::EltwiseBackward(alg, 0.f, 0.f, in[0], in[1], out[0]);
+  onednn::PlainInputs();  // the op accepts blocked inputs; the loop below reads plain memory
 #endif
   MXNET_REAL_TYPE_SWITCH(in[1].type_flag_, D, {
     using C = compute_t<D>;
@@ -139,7 +140,8 @@ MXNET_REGISTER_OP(_backward_Activation)
     .set_attr_parser(ParamParser<ActivationParam>)
     .set_infer_shape(ElemwiseShape)
     .set_infer_type(ElemwiseType)
-    .set_compute(Context::kCPU, ActivationBackward);
+    .set_compute(Context::kCPU, ActivationBackward)
+    .set_accepts_opaque_layout(true);
 
 }  // namespace op
 }  // namespace mxnet

@@ -196,17 +196,22 @@ template <>
 bool OneDNNBackward<float, float>(const NodeAttrs& attrs, const BatchNormParam& p, bool training,
                                   const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
                                   const std::vector<TBlob>& out, int64_t C) {
-  // oneDNN writes all three gradients; a partial request takes the plain path.
-  if (!UseOneDNN(attrs, in[1], req) || req[0] == kNullOp || req[1] == kNullOp || req[2] == kNullOp) return false;
+  // oneDNN writes all three gradients: an unrequested dgamma/dbeta (frozen scale or shift)
+  // goes to scratch; an unrequested dx (BatchNorm on a network's input) takes the plain path.
+  if (!UseOneDNN(attrs, in[1], req) || req[0] == kNullOp) return false;
+  for (size_t i = 2; i < in.size(); ++i) onednn::PlainInput(i);  // parameters and statistics
+  std::vector<float> scratch(req[1] == kNullOp || req[2] == kNullOp ? 2 * C : 0);
+  float* dgamma = req[1] == kNullOp ? scratch.data() : out[1].dptr<float>();
+  float* dbeta = req[2] == kNullOp ? scratch.data() + C : out[2].dptr<float>();
   std::vector<float> ones;
   const float* gamma = in[2].dptr<float>();
   if (p.fix_gamma) {
     ones.assign(C, 1.f);
     gamma = ones.data();
   }
-  onednn::BatchNormBackward(in[0], in[1], gamma, in[3].dptr<float>(), in[4].dptr<float>(), out[0],
-                            out[1].dptr<float>(), out[2].dptr<float>(), static_cast<float>(p.eps), !training);
-  if (p.fix_gamma) std::fill(out[1].dptr<float>(), out[1].dptr<float>() + C, 0.f);
+  onednn::BatchNormBackward(in[0], in[1], gamma, in[3].dptr<float>(), in[4].dptr<float>(), out[0], dgamma, dbeta,
+                            static_cast<float>(p.eps), !training);
+  if (p.fix_gamma) std::fill(dgamma, dgamma + C, 0.f);
   return true;
 }
 #endif
@@ -257,6 +262,9 @@ void BNBackward(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<
   MXNET_REAL_TYPE_SWITCH(in[1].type_flag_, D, {
     using P = std::conditional_t<std::is_same_v<D, double>, double, float>;
     if (OneDNNBackward<D, P>(attrs, p, training, in, req, out, v.C)) return;
+#if MXNET_USE_ONEDNN
+    onednn::PlainInputs();  // the op accepts blocked inputs; the plain kernel reads plain memory
+#endif
     BNBackwardPlain<D, P>(v, p, training, in[0].dptr<D>(), in[1].dptr<D>(), in[2].dptr<P>(), in[3].dptr<P>(),
                           in[4].dptr<P>(), out[0].dptr<D>(), out[1].dptr<P>(), out[2].dptr<P>(), req);
   });
@@ -320,7 +328,8 @@ MXNET_REGISTER_OP(_backward_BatchNorm)
       AssignType(attrs, &(*out)[2], (*in)[2], "output", 2);
       return (*in)[1] >= 0 && (*in)[2] >= 0;
     })
-    .set_compute(Context::kCPU, BNBackward);
+    .set_compute(Context::kCPU, BNBackward)
+    .set_accepts_opaque_layout(true);
 
 }  // namespace op
 }  // namespace mxnet

@@ -96,6 +96,7 @@ void ConvolutionBackward(const NodeAttrs& attrs, const OpContext& ctx, const std
     onednn::ConvBackward(g, cl, in[0], in[1], in[2], dx, dw, db);
     return;
   }
+  onednn::PlainInputs();  // the paths below read plain memory (the op accepts blocked inputs)
 #endif
   // float16 (and bfloat16 without oneDNN) widen to float32: see half_via_float.h.
   if (IsHalfType(in[1].type_flag_)) {
@@ -143,7 +144,8 @@ MXNET_REGISTER_OP(_backward_Convolution)
     .set_infer_shape(BackwardShape)
     .set_infer_type(ElemwiseType)
     .set_resource_request(std::vector<ResourceRequest>{ResourceRequest::kTempSpace})
-    .set_compute(Context::kCPU, ConvolutionBackward);
+    .set_compute(Context::kCPU, ConvolutionBackward)
+    .set_accepts_opaque_layout(true);
 
 }  // namespace op
 }  // namespace mxnet

@@ -319,6 +319,7 @@ void PoolingBackward(const NodeAttrs& attrs, const OpContext& ctx, const std::ve
     if (g.type == kAvgPool) return onednn::AvgPoolBackward(d, in[0], out[0]);
     return onednn::MaxPoolBackward(d, in[0], in[1], out[0]);
   }
+  onednn::PlainInputs();  // the op accepts blocked inputs; the loops below read plain memory
 #endif
   MXNET_REAL_TYPE_SWITCH(in[1].type_flag_, D,
                          { PlainPoolingBackward<D>(g, cl, in[0], in[1], in[2], out[0], req[0], ctx); });
@@ -363,7 +364,8 @@ MXNET_REGISTER_OP(_backward_Pooling)
       return (*in)[1] >= 0;
     })
     .set_resource_request(std::vector<ResourceRequest>{ResourceRequest::kTempSpace})
-    .set_compute(Context::kCPU, PoolingBackward);
+    .set_compute(Context::kCPU, PoolingBackward)
+    .set_accepts_opaque_layout(true);
 
 }  // namespace op
 }  // namespace mxnet

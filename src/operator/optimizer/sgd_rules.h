@@ -41,23 +41,34 @@ void SgdUpdate(const SgdCoef& k, const TBlob* in, OpReqType req, const TBlob& ou
     DType* y = out.dptr<DType>();
     const C lr = C(k.lr), wd = C(k.wd), m = C(k.momentum);
     const GradPrep<C> prep(k);
-    ParallelFor(in[0].Size(), [&](int64_t i) {
-      C wi = kMP ? C(w32[i]) : C(w[i]);
-      const C gi = prep(C(g[i]));
-      if (kRule == SgdRule::kPlain) {
-        wi = (C(1) - lr * wd) * wi - lr * gi;
-      } else if (kRule == SgdRule::kMomentum) {
-        const C v = m * C(mom[i]) - lr * wd * wi - lr * gi;
-        mom[i] = S(v);
-        wi = wi + v;
-      } else {
-        const C gw = gi + wd * wi;
-        const C v = m * C(mom[i]) + gw;
-        mom[i] = S(v);
-        wi = wi - lr * (gw + m * v);
+    // Chunks with a SIMD inner loop: y may be w itself (the in-place update), which kept the
+    // per-element form scalar; each element only touches index i, so vectorising is exact.
+    auto run = [&](int64_t b, int64_t e, auto store) {
+      _Pragma("omp simd") for (int64_t i = b; i < e; ++i) {
+        C wi = kMP ? C(w32[i]) : C(w[i]);
+        const C gi = prep(C(g[i]));
+        if (kRule == SgdRule::kPlain) {
+          wi = (C(1) - lr * wd) * wi - lr * gi;
+        } else if (kRule == SgdRule::kMomentum) {
+          const C v = m * C(mom[i]) - lr * wd * wi - lr * gi;
+          mom[i] = S(v);
+          wi = wi + v;
+        } else {
+          const C gw = gi + wd * wi;
+          const C v = m * C(mom[i]) + gw;
+          mom[i] = S(v);
+          wi = wi - lr * (gw + m * v);
+        }
+        if (kMP) w32[i] = float(wi);
+        store(i, wi);
       }
-      if (kMP) w32[i] = float(wi);
-      AssignReq(&y[i], req, wi);
+    };
+    ParallelChunks(in[0].Size(), [&](int64_t b, int64_t e) {
+      if (req == kWriteTo || req == kWriteInplace) {
+        run(b, e, [y](int64_t i, C v) { y[i] = DType(v); });
+      } else {
+        run(b, e, [y, req](int64_t i, C v) { AssignReq(&y[i], req, v); });
+      }
     });
   });
 }

@@ -4,6 +4,7 @@
  *        gradients, which sum the element-wise gradient over each input's broadcast axes.
  */
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "mxnet/op.h"
@@ -59,10 +60,52 @@ void SumToShape(const C* full, const TShape& os, const TShape& ts, DType* dst, O
   Reduce<SumReducer, C>(MakeReducePlan(os, reduce), full, dst, req);
 }
 
+/*!
+ * \brief add/sub of equal shapes (ResNet's residual sums): the gradients are +-ograd, so no
+ *        temporary, no reduction and no read of a or b (which would reorder their blocked
+ *        layouts). A blocked ograd from a oneDNN backward is handed on as the same immutable
+ *        layout, without a copy. False when this is not that case.
+ */
+template <typename OP>
+bool EqualShapeBackward(const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
+                        const std::vector<TBlob>& out) {
+  constexpr bool kAdd = std::is_same<OP, binary::add>::value, kSub = std::is_same<OP, binary::sub>::value;
+  if (!(kAdd || kSub) || in[1].shape_ != in[0].shape_ || in[2].shape_ != in[0].shape_) return false;
+  bool done[2] = {req[0] == kNullOp, req[1] == kNullOp};
+#if MXNET_USE_ONEDNN
+  if (auto bg = onednn::BlockedInput(0, in[0])) {
+    for (int side = 0; side < 2; ++side) {
+      if (done[side] || (side == 1 && kSub) || req[side] != kWriteTo || !onednn::CanLeaveBlocked(side, out[side]))
+        continue;
+      onednn::SetBlockedOutput(side, bg);
+      done[side] = true;
+    }
+  }
+  if (done[0] && done[1]) return true;
+  onednn::PlainInput(0);
+#endif
+  MXNET_TYPE_SWITCH(in[0].type_flag_, DType, {
+    using C = real_compute_t<DType>;
+    const DType* g = in[0].dptr<DType>();
+    for (int side = 0; side < 2; ++side) {
+      if (done[side]) continue;
+      DType* dst = out[side].dptr<DType>();
+      const OpReqType r = req[side];
+      const C sign = side == 1 && kSub ? C(-1) : C(1);
+      ParallelFor(in[0].Size(), [&](int64_t i) { Store(dst + i, r, sign * static_cast<C>(g[i])); });
+    }
+  });
+  return true;
+}
+
 /*! \brief (ograd, a, b) -> (grad a, grad b), each summed to its input's shape. */
 template <typename OP>
 void BroadcastBackward(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
                        const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  if (EqualShapeBackward<OP>(in, req, out)) return;
+#if MXNET_USE_ONEDNN
+  onednn::PlainInputs();  // the op accepts blocked inputs; the loops below read plain memory
+#endif
   MXNET_TYPE_SWITCH(in[0].type_flag_, DType, {
     using C = real_compute_t<DType>;
     const TShape& os = in[0].shape_;
@@ -136,7 +179,8 @@ void RegisterBroadcastBinary(const std::string& row) {
       })
       .set_infer_type(ElemwiseType)
       .set_resource_request(std::vector<ResourceRequest>{ResourceRequest::kTempSpace})
-      .set_compute(Context::kCPU, BroadcastBackward<OP>);
+      .set_compute(Context::kCPU, BroadcastBackward<OP>)
+      .set_accepts_opaque_layout(true);
 }
 
 struct Registrar {

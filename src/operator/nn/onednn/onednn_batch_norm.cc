@@ -2,7 +2,8 @@
  * \file onednn_batch_norm.cc
  * \brief oneDNN batch normalization over axis 1 with separate scale and shift (float32).
  *        Training forward writes the batch mean/variance; with use_stats the given mean and
- *        variance are read (inference, use_global_stats).
+ *        variance are read (inference, use_global_stats). Forward and backward run on a blocked
+ *        input's format and leave their output in it.
  */
 #if MXNET_USE_ONEDNN
 
@@ -12,6 +13,7 @@
 
 #include "operator/nn/onednn/onednn_layout.h"
 #include "operator/nn/onednn/onednn_norm_backward.h"
+#include "operator/nn/onednn/onednn_operand.h"
 #include "operator/nn/onednn/onednn_ops.h"
 
 namespace mxnet {
@@ -87,11 +89,17 @@ void BatchNormForward(const TBlob& x, const float* gamma, const float* beta, flo
 
 void BatchNormBackward(const TBlob& dy, const TBlob& x, const float* gamma, const float* mean, const float* var,
                        const TBlob& dx, float* dgamma, float* dbeta, float eps, bool use_stats) {
+  // Kernel inputs (dy, x, gamma, mean, var). A blocked x (the conv output the forward read)
+  // sets the format: dy is read in it, dx left in it for the conv backward before.
+  const auto bx = BlockedInput(1, x);
+  const auto d = bx ? bx->desc() : PlainDesc(x);
   thread_local PrimitiveCache<BwdEntry> cache;
   int32_t eps_bits;
   std::memcpy(&eps_bits, &eps, 4);
-  BwdEntry& e = cache.Get(Key().Add(x).Add(eps_bits).Add(use_stats), [&] {
-    const auto d = PlainDesc(x), c = ChannelDesc(x);
+  Key key = Key().Add(x).Add(eps_bits).Add(use_stats);
+  AddDescKey(&key, d);
+  BwdEntry& e = cache.Get(key, [&] {
+    const auto c = ChannelDesc(x);
     dnnl::batch_normalization_forward::primitive_desc hint(
         dnnl::batch_normalization_forward::desc(dnnl::prop_kind::forward_training, d, eps, Flags(use_stats)),
         CpuEngine());
@@ -102,7 +110,15 @@ void BatchNormBackward(const TBlob& dy, const TBlob& x, const float* gamma, cons
                     NormBackwardOperands{UnboundMemory(d), UnboundMemory(d), UnboundMemory(c), UnboundMemory(c),
                                          UnboundMemory(c), UnboundMemory(d), UnboundMemory(c), UnboundMemory(c)}};
   });
-  ExecuteNormBackward(e.prim, &e.operands, dy, x, gamma, mean, var, dx, dgamma, dbeta);
+  InputOperand gy(0, dy, PlainDesc(dy), d);
+  InputOperand in(1, x, PlainDesc(x), d);
+  OutputOperand gx(0, dx, PlainDesc(dx), d);
+  TBlob dy_at = dy, x_at = x, dx_at = dx;  // the same tensors, at the memory in format d
+  dy_at.dptr_ = gy.mem().get_data_handle();
+  x_at.dptr_ = in.mem().get_data_handle();
+  dx_at.dptr_ = gx.mem().get_data_handle();
+  ExecuteNormBackward(e.prim, &e.operands, dy_at, x_at, gamma, mean, var, dx_at, dgamma, dbeta);
+  gx.Finish();
 }
 
 }  // namespace onednn

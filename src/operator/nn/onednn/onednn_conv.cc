@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "operator/nn/onednn/onednn_layout.h"
+#include "operator/nn/onednn/onednn_operand.h"
 
 namespace mxnet {
 namespace op {
@@ -137,8 +138,8 @@ typename Prims<kD>::Fwd::desc FwdDesc(const Problem& p, bool training) {
   if (p.has_bias)
     return typename Prims<kD>::Fwd::desc(prop, Prims<kD>::kAlg, AnyLike(p.src), AnyLike(p.wei), p.bias, AnyLike(p.dst),
                                          p.strides, p.dilates, p.pad_l, p.pad_r);
-  return typename Prims<kD>::Fwd::desc(prop, Prims<kD>::kAlg, AnyLike(p.src), AnyLike(p.wei), AnyLike(p.dst),
-                                       p.strides, p.dilates, p.pad_l, p.pad_r);
+  return typename Prims<kD>::Fwd::desc(prop, Prims<kD>::kAlg, AnyLike(p.src), AnyLike(p.wei), AnyLike(p.dst), p.strides,
+                                       p.dilates, p.pad_l, p.pad_r);
 }
 
 template <bool kD>
@@ -201,11 +202,17 @@ template <bool kD>
 struct BwdEntry {
   typename Prims<kD>::BwdData data;
   typename Prims<kD>::BwdWeights weights;
-  LayoutBridge d_ddst, d_wei, d_dsrc;   // backward-data operands
-  LayoutBridge w_src, w_ddst, w_dwei;   // backward-weights operands
+  dnnl::memory::desc d_ddst, d_dsrc, w_src, w_ddst;  // activation formats each primitive wants
+  LayoutBridge d_wei, w_dwei;                        // weights: plain (MXNet's) <-> primitive's
   dnnl::memory dbias;
 };
 
+/*!
+ * \brief Gradients through the bwd-data and bwd-weights primitives. dy and x are read in the
+ *        primitives' formats when they hold them (the blocked backward chain: a blocked
+ *        activation/pooling backward hands dy over, the forward left x blocked) and dx is left
+ *        in the primitive's format when the op allows; weights and their gradient are plain.
+ */
 template <bool kD>
 void RunBackward(const Problem& p, const TBlob& dy, const TBlob& x, const TBlob& w, const TBlob* dx, const TBlob* dw,
                  const TBlob* db) {
@@ -224,32 +231,33 @@ void RunBackward(const Problem& p, const TBlob& dy, const TBlob& x, const TBlob&
     typename P::BwdWeights::primitive_desc wpd(wdesc, CpuEngine(), hint);
     BwdEntry<kD> n{typename P::BwdData(dpd),
                    typename P::BwdWeights(wpd),
-                   LayoutBridge(p.dst, dpd.diff_dst_desc()),
+                   dpd.diff_dst_desc(),
+                   dpd.diff_src_desc(),
+                   wpd.src_desc(),
+                   wpd.diff_dst_desc(),
                    LayoutBridge(p.wei, dpd.weights_desc()),
-                   LayoutBridge(p.src, dpd.diff_src_desc()),
-                   LayoutBridge(p.src, wpd.src_desc()),
-                   LayoutBridge(p.dst, wpd.diff_dst_desc()),
                    LayoutBridge(p.wei, wpd.diff_weights_desc()),
                    dnnl::memory()};
     if (p.has_bias) n.dbias = dnnl::memory(p.bias, CpuEngine(), DNNL_MEMORY_NONE);
     return n;
   });
   dnnl::stream& s = ThreadStream();
+  // Kernel inputs (dy, x, w), outputs (dx, dw, db).
+  PlainInput(2);
   if (dx) {
-    e.d_ddst.Bind(dy.dptr_);
+    InputOperand gy(0, dy, p.dst, e.d_ddst);
+    OutputOperand gx(0, *dx, p.src, e.d_dsrc);
     e.d_wei.Bind(w.dptr_);
-    e.d_dsrc.Bind(dx->dptr_);
-    e.d_ddst.ToPrim(s);
     e.d_wei.ToPrim(s);
-    e.data.execute(s, {{DNNL_ARG_DIFF_DST, e.d_ddst.Prim()},
-                       {DNNL_ARG_WEIGHTS, e.d_wei.Prim()},
-                       {DNNL_ARG_DIFF_SRC, e.d_dsrc.Prim()}});
-    e.d_dsrc.FromPrim(s);
+    e.data.execute(s,
+                   {{DNNL_ARG_DIFF_DST, gy.mem()}, {DNNL_ARG_WEIGHTS, e.d_wei.Prim()}, {DNNL_ARG_DIFF_SRC, gx.mem()}});
+    gx.Finish();
+    s.wait();
   }
   if (dw || db) {
-    // oneDNN computes both together; a missing one goes to scratch owned by the caller's request.
-    e.w_src.Bind(x.dptr_);
-    e.w_ddst.Bind(dy.dptr_);
+    // oneDNN computes both together; a missing one goes to scratch.
+    InputOperand in(1, x, p.src, e.w_src);
+    InputOperand gy(0, dy, p.dst, e.w_ddst);
     std::vector<char> wscratch, bscratch;
     if (dw) {
       e.w_dwei.Bind(dw->dptr_);
@@ -257,11 +265,8 @@ void RunBackward(const Problem& p, const TBlob& dy, const TBlob& x, const TBlob&
       wscratch.resize(p.wei.get_size());
       e.w_dwei.Bind(wscratch.data());
     }
-    e.w_src.ToPrim(s);
-    e.w_ddst.ToPrim(s);
-    std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, e.w_src.Prim()},
-                                               {DNNL_ARG_DIFF_DST, e.w_ddst.Prim()},
-                                               {DNNL_ARG_DIFF_WEIGHTS, e.w_dwei.Prim()}};
+    std::unordered_map<int, dnnl::memory> args{
+        {DNNL_ARG_SRC, in.mem()}, {DNNL_ARG_DIFF_DST, gy.mem()}, {DNNL_ARG_DIFF_WEIGHTS, e.w_dwei.Prim()}};
     if (p.has_bias) {
       if (db) {
         e.dbias.set_data_handle(db->dptr_);
@@ -273,8 +278,8 @@ void RunBackward(const Problem& p, const TBlob& dy, const TBlob& x, const TBlob&
     }
     e.weights.execute(s, args);
     e.w_dwei.FromPrim(s);
+    s.wait();
   }
-  s.wait();
 }
 
 bool PaddingOk(const ConvGeom& g, const std::vector<int64_t>* adj) {

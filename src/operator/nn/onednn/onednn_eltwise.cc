@@ -1,7 +1,8 @@
 /*!
  * \file onednn_eltwise.cc
  * \brief oneDNN element-wise activations (relu, leaky relu, logistic, tanh, soft_relu, elu,
- *        gelu) forward and backward, on tensors viewed as 1-D (layout does not matter).
+ *        gelu) forward and backward, on tensors viewed as 1-D (layout does not matter), or on
+ *        a blocked input's own format so that format passes through.
  */
 #if MXNET_USE_ONEDNN
 
@@ -9,6 +10,7 @@
 #include <memory>
 
 #include "operator/nn/onednn/onednn_layout.h"
+#include "operator/nn/onednn/onednn_operand.h"
 #include "operator/nn/onednn/onednn_ops.h"
 
 namespace mxnet {
@@ -48,8 +50,10 @@ bool EltwiseSupported(dnnl::algorithm alg) {
     case dnnl::algorithm::eltwise_tanh:
     case dnnl::algorithm::eltwise_soft_relu:
     case dnnl::algorithm::eltwise_elu:
-    case dnnl::algorithm::eltwise_gelu_erf: return true;
-    default: return false;
+    case dnnl::algorithm::eltwise_gelu_erf:
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -91,19 +95,36 @@ void EltwiseForwardBlocked(dnnl::algorithm alg, float alpha, float beta, const B
 }
 
 void EltwiseBackward(dnnl::algorithm alg, float alpha, float beta, const TBlob& dy, const TBlob& x, const TBlob& dx) {
+  // A blocked x (a conv output) sets the format: dy is read in it (usually already there, from
+  // a blocked pooling backward) and dx left in it for the conv backward. Otherwise the three
+  // are plain and seen as flat vectors.
+  const auto bx = BlockedInput(1, x);
+  const auto d = bx ? bx->desc() : FlatDesc(x);
+  Key key = MakeKey(alg, alpha, beta, x);
+  if (bx) AddDescKey(&key, d);
   thread_local PrimitiveCache<BwdEntry> cache;
-  BwdEntry& e = cache.Get(MakeKey(alg, alpha, beta, x), [&] {
-    const auto d = FlatDesc(x);
+  BwdEntry& e = cache.Get(key, [&] {
     dnnl::eltwise_forward::primitive_desc hint(
         dnnl::eltwise_forward::desc(dnnl::prop_kind::forward_training, alg, d, alpha, beta), CpuEngine());
     dnnl::eltwise_backward::primitive_desc pd(dnnl::eltwise_backward::desc(alg, d, d, alpha, beta), CpuEngine(), hint);
     return BwdEntry{dnnl::eltwise_backward(pd), dnnl::memory(d, CpuEngine(), DNNL_MEMORY_NONE),
                     dnnl::memory(d, CpuEngine(), DNNL_MEMORY_NONE), dnnl::memory(d, CpuEngine(), DNNL_MEMORY_NONE)};
   });
+  dnnl::stream& s = ThreadStream();
+  if (bx) {
+    InputOperand gy(0, dy, PlainDesc(dy), d);
+    OutputOperand gx(0, dx, PlainDesc(dx), d);
+    e.src.set_data_handle(bx->ptr());
+    e.prim.execute(s, {{DNNL_ARG_DIFF_DST, gy.mem()}, {DNNL_ARG_SRC, e.src}, {DNNL_ARG_DIFF_SRC, gx.mem()}});
+    gx.Finish();
+    s.wait();
+    return;
+  }
+  PlainInput(0);
+  PlainInput(1);
   e.ddst.set_data_handle(dy.dptr_);
   e.src.set_data_handle(x.dptr_);
   e.dsrc.set_data_handle(dx.dptr_);
-  dnnl::stream& s = ThreadStream();
   e.prim.execute(s, {{DNNL_ARG_DIFF_DST, e.ddst}, {DNNL_ARG_SRC, e.src}, {DNNL_ARG_DIFF_SRC, e.dsrc}});
   s.wait();
 }

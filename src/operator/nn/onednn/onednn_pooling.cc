@@ -1,15 +1,19 @@
 /*!
  * \file onednn_pooling.cc
- * \brief oneDNN pooling on plain channel-first tensors: max and average forward (inference
- *        propagation, so the forward op keeps a single output and no workspace), average
- *        backward, and max backward, which re-runs the training forward to get oneDNN's
- *        arg-max workspace (see MaxPoolBackward).
+ * \brief oneDNN pooling on channel-first tensors, plain or blocked: max and average forward
+ *        (inference propagation, so the forward op keeps a single output and no workspace),
+ *        average backward, and max backward, which re-runs the training forward to get
+ *        oneDNN's arg-max workspace (see MaxPoolBackward). Backward reads blocked gradients
+ *        and inputs and leaves dx blocked where the op allows (onednn_operand.h).
  */
 #if MXNET_USE_ONEDNN
 
 #include <memory>
+#include <utility>
 
+#include "operator/nn/max_pool_backward.h"
 #include "operator/nn/onednn/onednn_layout.h"
+#include "operator/nn/onednn/onednn_operand.h"
 #include "operator/nn/onednn/onednn_ops.h"
 
 namespace mxnet {
@@ -65,8 +69,8 @@ void PoolForward(const PoolDesc& p, const TBlob& x, const TBlob& y) {
   AddDescKey(&key, src);
   thread_local PrimitiveCache<FwdEntry> cache;
   FwdEntry& e = cache.Get(key, [&] {
-    const auto dst = bx ? dnnl::memory::desc(plain_dst.dims(), plain_dst.data_type(), dnnl::memory::format_tag::any)
-                        : plain_dst;
+    const auto dst =
+        bx ? dnnl::memory::desc(plain_dst.dims(), plain_dst.data_type(), dnnl::memory::format_tag::any) : plain_dst;
     dnnl::pooling_forward::primitive_desc pd(FwdDesc(p, src, dst, dnnl::prop_kind::forward_inference), CpuEngine());
     return FwdEntry{dnnl::pooling_forward(pd), dnnl::memory(src, CpuEngine(), DNNL_MEMORY_NONE),
                     dnnl::memory(pd.dst_desc(), CpuEngine(), DNNL_MEMORY_NONE)};
@@ -82,32 +86,108 @@ void PoolForward(const PoolDesc& p, const TBlob& x, const TBlob& y) {
 }
 
 void AvgPoolBackward(const PoolDesc& p, const TBlob& dy, const TBlob& dx) {
+  // A blocked dy (from a blocked backward chain) is read in its format and dx written in the
+  // format oneDNN pairs with it; plain otherwise.
+  const auto bdy = BlockedInput(0, dy);
+  const auto plain_src = PlainDesc(dx), plain_dst = PlainDesc(dy);
+  const auto dst = bdy ? bdy->desc() : plain_dst;
+  Key key = MakeKey(p, dx, dy);
+  AddDescKey(&key, dst);
   thread_local PrimitiveCache<BwdEntry> cache;
-  BwdEntry& e = cache.Get(MakeKey(p, dx, dy), [&] {
-    const auto src = PlainDesc(dx), dst = PlainDesc(dy);
+  BwdEntry& e = cache.Get(key, [&] {
+    const auto src =
+        bdy ? dnnl::memory::desc(plain_src.dims(), plain_src.data_type(), dnnl::memory::format_tag::any) : plain_src;
     dnnl::pooling_forward::primitive_desc hint(FwdDesc(p, src, dst, dnnl::prop_kind::forward_training), CpuEngine());
     dnnl::pooling_backward::primitive_desc pd(
         dnnl::pooling_backward::desc(Alg(p), src, dst, p.stride, p.kernel, p.pad_l, p.pad_r), CpuEngine(), hint);
-    return BwdEntry{dnnl::pooling_backward(pd), dnnl::memory(dst, CpuEngine(), DNNL_MEMORY_NONE),
-                    dnnl::memory(src, CpuEngine(), DNNL_MEMORY_NONE)};
+    return BwdEntry{dnnl::pooling_backward(pd), dnnl::memory(pd.diff_dst_desc(), CpuEngine(), DNNL_MEMORY_NONE),
+                    dnnl::memory(pd.diff_src_desc(), CpuEngine(), DNNL_MEMORY_NONE)};
   });
-  e.ddst.set_data_handle(dy.dptr_);
-  e.dsrc.set_data_handle(dx.dptr_);
+  InputOperand gy(0, dy, plain_dst, e.ddst.get_desc());
+  OutputOperand gx(0, dx, plain_src, e.dsrc.get_desc());
   dnnl::stream& s = ThreadStream();
-  e.prim.execute(s, {{DNNL_ARG_DIFF_DST, e.ddst}, {DNNL_ARG_DIFF_SRC, e.dsrc}});
+  e.prim.execute(s, {{DNNL_ARG_DIFF_DST, gy.mem()}, {DNNL_ARG_DIFF_SRC, gx.mem()}});
+  gx.Finish();
   s.wait();
 }
 
+namespace {
+
+/*!
+ * \brief The [N][C/B][H][W][B] storage of a 4-D float32 desc: plain (B = 1), nChw8c, nChw16c
+ *        or NHWC (B = C); false for other formats.
+ */
+bool ChannelLanes(const dnnl::memory::desc& d, dnnl::memory::format_tag* tag, int64_t* lanes) {
+  if (d.data.ndims != 4 || d.data_type() != dnnl::memory::data_type::f32) return false;
+  using ft = dnnl::memory::format_tag;
+  const auto dims = d.dims();
+  for (auto [t, b] : {std::pair<ft, int64_t>{ft::abcd, 1}, {ft::aBcd8b, 8}, {ft::aBcd16b, 16}, {ft::acdb, dims[1]}}) {
+    if (d == dnnl::memory::desc(dims, d.data_type(), t)) {
+      *tag = t;
+      *lanes = b;
+      return true;
+    }
+  }
+  return false;
+}
+
+/*! \brief 2-D float32 max pooling backward on plain or nChw{8,16}c data; false if not that case. */
+bool DirectMaxPool2DBackward(const PoolDesc& p, const TBlob& dy, const TBlob& x, const TBlob& dx,
+                             const std::shared_ptr<const BlockedData>& bx) {
+  if (p.kernel.size() != 2 || dx.Size() == 0) return false;
+  const auto plain_src = PlainDesc(x), plain_dst = PlainDesc(dy);
+  const auto src = bx ? bx->desc() : plain_src;
+  dnnl::memory::format_tag tag;
+  int64_t lanes;
+  if (!ChannelLanes(src, &tag, &lanes)) return false;
+  InputOperand in(1, x, plain_src, src);
+  InputOperand gy(0, dy, plain_dst, dnnl::memory::desc(plain_dst.dims(), plain_dst.data_type(), tag));
+  OutputOperand gx(0, dx, plain_src, src);
+  const auto& d = src.data;
+  MaxPool2DGeom g;
+  g.N = d.dims[0];
+  g.B = lanes;
+  g.Cb = d.padded_dims[1] / lanes;
+  g.H = d.dims[2];
+  g.W = d.dims[3];
+  g.OH = dy.shape_[2];
+  g.OW = dy.shape_[3];
+  g.kh = p.kernel[0];
+  g.kw = p.kernel[1];
+  g.sh = p.stride[0];
+  g.sw = p.stride[1];
+  g.ph = p.pad_l[0];
+  g.pw = p.pad_l[1];
+  MaxPool2DBackward(g, static_cast<const float*>(in.mem().get_data_handle()),
+                    static_cast<const float*>(gy.mem().get_data_handle()),
+                    static_cast<float*>(gx.mem().get_data_handle()));
+  gx.Finish();
+  ThreadStream().wait();
+  return true;
+}
+
+}  // namespace
+
 void MaxPoolBackward(const PoolDesc& p, const TBlob& dy, const TBlob& x, const TBlob& dx) {
+  if (DirectMaxPool2DBackward(p, dy, x, dx, BlockedInput(1, x))) return;
   // The forward op runs forward_inference and has no hidden workspace output (its output
   // count is MXNet's); re-running the training forward here costs one pooling pass and
-  // replaces the plain kernel's window re-scan with oneDNN's vectorised scatter.
+  // replaces the plain kernel's window re-scan with oneDNN's vectorised scatter. When x is
+  // blocked (a conv/relu output) everything runs in x's format and dx stays in it, so the
+  // backward of the op before reads it without a reorder.
+  const auto bx = BlockedInput(1, x);
+  const auto plain_src = PlainDesc(x), plain_dst = PlainDesc(dy);
+  const auto src = bx ? bx->desc() : plain_src;
+  Key key = MakeKey(p, x, dy);
+  AddDescKey(&key, src);
   thread_local PrimitiveCache<MaxBwdEntry> cache;
-  MaxBwdEntry& e = cache.Get(MakeKey(p, x, dy), [&] {
-    const auto src = PlainDesc(x), dst = PlainDesc(dy);
+  MaxBwdEntry& e = cache.Get(key, [&] {
+    const auto dst =
+        bx ? dnnl::memory::desc(plain_dst.dims(), plain_dst.data_type(), dnnl::memory::format_tag::any) : plain_dst;
     dnnl::pooling_forward::primitive_desc fpd(FwdDesc(p, src, dst, dnnl::prop_kind::forward_training), CpuEngine());
     dnnl::pooling_backward::primitive_desc bpd(
-        dnnl::pooling_backward::desc(Alg(p), src, dst, p.stride, p.kernel, p.pad_l, p.pad_r), CpuEngine(), fpd);
+        dnnl::pooling_backward::desc(Alg(p), src, fpd.dst_desc(), p.stride, p.kernel, p.pad_l, p.pad_r), CpuEngine(),
+        fpd);
     return MaxBwdEntry{dnnl::pooling_forward(fpd),
                        dnnl::pooling_backward(bpd),
                        dnnl::memory(src, CpuEngine(), DNNL_MEMORY_NONE),
@@ -116,12 +196,13 @@ void MaxPoolBackward(const PoolDesc& p, const TBlob& dy, const TBlob& x, const T
                        dnnl::memory(bpd.diff_dst_desc(), CpuEngine(), DNNL_MEMORY_NONE),
                        dnnl::memory(bpd.diff_src_desc(), CpuEngine(), DNNL_MEMORY_NONE)};
   });
-  e.src.set_data_handle(x.dptr_);
-  e.ddst.set_data_handle(dy.dptr_);
-  e.dsrc.set_data_handle(dx.dptr_);
+  InputOperand in(1, x, plain_src, e.src.get_desc());
+  InputOperand gy(0, dy, plain_dst, e.ddst.get_desc());
+  OutputOperand gx(0, dx, plain_src, e.dsrc.get_desc());
   dnnl::stream& s = ThreadStream();
-  e.fwd.execute(s, {{DNNL_ARG_SRC, e.src}, {DNNL_ARG_DST, e.dst}, {DNNL_ARG_WORKSPACE, e.ws}});
-  e.bwd.execute(s, {{DNNL_ARG_DIFF_DST, e.ddst}, {DNNL_ARG_WORKSPACE, e.ws}, {DNNL_ARG_DIFF_SRC, e.dsrc}});
+  e.fwd.execute(s, {{DNNL_ARG_SRC, in.mem()}, {DNNL_ARG_DST, e.dst}, {DNNL_ARG_WORKSPACE, e.ws}});
+  e.bwd.execute(s, {{DNNL_ARG_DIFF_DST, gy.mem()}, {DNNL_ARG_WORKSPACE, e.ws}, {DNNL_ARG_DIFF_SRC, gx.mem()}});
+  gx.Finish();
   s.wait();
 }
 
