@@ -8,8 +8,8 @@ the same thread count (OMP_NUM_THREADS, MKL_NUM_THREADS, OPENBLAS_NUM_THREADS, a
 framework's own setting), so no two of them fight for the cores or share a BLAS.
 
 Frameworks (a peer that is not installed is reported as missing, never skipped silently):
-  ours         this runtime's mx.gluon.model_zoo.vision. hybridize() only records its flags
-               for now, so these figures are imperative execution.
+  ours         this runtime's mx.gluon.model_zoo.vision, hybridized: ops run imperatively, and
+               hybridized HybridSequentials fold conv + BatchNorm (+ activation) in inference.
   mxnet191     Apache MXNet 1.9.1 from PyPI (benchmark/.peers/mxnet191), the same zoo models,
                hybridized with static_alloc/static_shape as its users run inference.
   torch        Debian's python3-torch with torchvision's models, via /usr/bin/python3: eager
@@ -159,7 +159,7 @@ def worker_mxnet(spec, flavour):
         try:
             net = getattr(vision, name)()
             net.initialize(mx.init.Xavier())
-            # 1.9.1 builds a static graph with this; ours records the flags (imperative).
+            # 1.9.1 builds a static graph with this; ours folds conv + BatchNorm in inference.
             net.hybridize(static_alloc=True, static_shape=True)
             if flavour == "ours":
                 emit({"model": name, "macs_per_image": mxnet_macs(mx, net, side)})

@@ -15,7 +15,7 @@ data, the seed's training table on this machine.
 Each framework runs in its own process. Ours runs out of the box (no settings). The peers
 get their best thread settings on this machine: each candidate setting (stated in the
 output) runs a short probe in its own process, and the fastest one does the measured run.
-  ours      this runtime (imperative: hybridize() records flags only).
+  ours      this runtime (imperative; the training step is not hybridized).
   mxnet191  Apache MXNet 1.9.1 (benchmark/.peers/mxnet191), hybridized static_alloc/shape.
   torch     Debian python3-torch via /usr/bin/python3, eager.
 Install the peers with: bash benchmark/python/setup_peers.sh
