@@ -121,9 +121,13 @@ int MXGetRuntimeInfo(mx_uint* out_size, const char*** out_keys, const char*** ou
   auto& ret = mxnet::capi::ThreadLocalReturn<RuntimeInfoTag, Returned>();
   ret.info = mxnet::common::RuntimeInfo();
   ret.info.insert(ret.info.begin(), {"omp_max_threads", std::to_string(omp_get_max_threads())});
-  // The Python package makes OpenMP threads sleep between regions unless the user chose.
+  // The Python package bounds OpenMP's spinning (GOMP_SPINCOUNT) unless the user chose.
   const char* wait_policy = std::getenv("OMP_WAIT_POLICY");
-  ret.info.insert(ret.info.begin() + 1, {"omp_wait_policy", wait_policy ? wait_policy : "(OpenMP default)"});
+  const char* spin_count = std::getenv("GOMP_SPINCOUNT");
+  const std::string policy = wait_policy  ? std::string(wait_policy)
+                             : spin_count ? "GOMP_SPINCOUNT=" + std::string(spin_count)
+                                          : "(OpenMP default)";
+  ret.info.insert(ret.info.begin() + 1, {"omp_wait_policy", policy});
   ret.info.insert(ret.info.begin(), {"compatible_version", "1.9.1"});
   ret.info.insert(ret.info.begin(), {"version", MXNET_RUNTIME_VERSION_STRING});
   ret.keys.clear();

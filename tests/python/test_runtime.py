@@ -138,13 +138,15 @@ def test_fatal_signal_prints_a_native_backtrace(run_python):
     assert "Native stack trace:" in r.stderr
 
 
-def test_openmp_threads_sleep_by_default_and_the_user_choice_wins(run_python):
-    code = "import mxnet as mx; print(mx.runtime.info()['omp_wait_policy'])"
+def test_openmp_spinning_is_bounded_by_default_and_the_user_choice_wins(run_python):
+    code = "import mxnet as mx, os; print(mx.runtime.info()['omp_wait_policy'], os.environ.get('GOMP_SPINCOUNT'))"
     r = run_python(code, OMP_WAIT_POLICY=None, GOMP_SPINCOUNT=None)
     assert r.returncode == 0, r.stderr
-    assert r.stdout.strip() == "PASSIVE"
-    r = run_python(code, OMP_WAIT_POLICY="ACTIVE")
-    assert r.stdout.strip() == "ACTIVE"
+    assert r.stdout.split() == ["GOMP_SPINCOUNT=50000", "50000"]
+    r = run_python(code, OMP_WAIT_POLICY="ACTIVE", GOMP_SPINCOUNT=None)
+    assert r.stdout.split() == ["ACTIVE", "None"]
+    r = run_python(code, OMP_WAIT_POLICY=None, GOMP_SPINCOUNT="1000")
+    assert r.stdout.split() == ["GOMP_SPINCOUNT=1000", "1000"]
 
 
 def test_openblas_gets_avx512_kernels_on_intel_cpus_that_have_them(run_python):
