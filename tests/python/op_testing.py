@@ -1,5 +1,9 @@
 """Shared helpers of the operator tests: numpy-referenced forward checks and gradients
 checked against central finite differences, computed independently of autograd."""
+import os
+import subprocess
+import sys
+
 import numpy as np
 
 import mxnet as mx
@@ -72,3 +76,20 @@ def op(name):
     if hasattr(mx.nd, name):
         return getattr(mx.nd, name)
     return getattr(mx.nd._internal, name)
+
+
+def run_onednn_verbose(code):
+    """Runs `code` in a fresh interpreter with oneDNN's verbose log on (and oneDNN enabled);
+    returns its stdout: the log lines interleaved with what the code printed."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    env = dict(os.environ, ONEDNN_VERBOSE="1", MXNET_ONEDNN_ENABLED="1")
+    env["PYTHONPATH"] = os.pathsep.join([here, os.path.join(here, "..", "..", "python"), env.get("PYTHONPATH", "")])
+    res = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120,
+                         cwd=here)
+    assert res.returncode == 0, res.stderr
+    return res.stdout
+
+
+def onednn_execs(text):
+    """The primitive executions of a verbose log, each split into its comma-separated fields."""
+    return [line.split(",") for line in text.splitlines() if line.startswith("onednn_verbose,exec")]

@@ -4,8 +4,6 @@ parameter change, training untouched, the MXNET_GLUON_FOLD_BN switch, the `_sg_o
 import ctypes
 import itertools
 import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -17,6 +15,7 @@ from mxnet.gluon import nn
 from mxnet.gluon.model_zoo import vision
 from mxnet.test_utils import environment
 from nn_op_table import plain_path_rerun
+from op_testing import run_onednn_verbose
 
 RS = np.random.RandomState(11)
 
@@ -359,13 +358,7 @@ net(x).wait_to_read()
 
 @pytest.mark.skipif(os.environ.get("MXNET_ONEDNN_ENABLED") == "0", reason="needs the oneDNN path")
 def test_onednn_runs_one_convolution_with_the_relu_post_op():
-    env = dict(os.environ, ONEDNN_VERBOSE="1", MXNET_ONEDNN_ENABLED="1")
-    env["PYTHONPATH"] = os.pathsep.join([os.path.join(os.path.dirname(__file__), "..", "..", "python"),
-                                         env.get("PYTHONPATH", "")])
-    res = subprocess.run([sys.executable, "-c", _VERBOSE], env=env, capture_output=True, text=True,
-                         timeout=120)
-    assert res.returncode == 0, res.stderr
-    before, after = res.stdout.split("FUSED-RUN")
+    before, after = run_onednn_verbose(_VERBOSE).split("FUSED-RUN")
     kinds = lambda text: [line.split(",")[3] for line in text.splitlines()
                           if line.startswith("onednn_verbose,exec")]
     assert {"convolution", "batch_normalization", "eltwise"} <= set(kinds(before)), kinds(before)

@@ -4,8 +4,6 @@ gradients to each other) against numpy written out independently, max-pool ties,
 ceil mode, and gradients whose request is null (not computed) or add (accumulated). The module
 re-runs with MXNET_ONEDNN_ENABLED=0, so every expectation also holds on the plain kernels."""
 import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -13,6 +11,7 @@ import pytest
 import mxnet as mx
 from mxnet import autograd
 from nn_op_table import plain_path_rerun
+from op_testing import onednn_execs, run_onednn_verbose
 
 R = np.random.RandomState(7)
 
@@ -346,14 +345,9 @@ print("GRAD", float(w1.grad.sum().asnumpy()[0]))
 
 @pytest.mark.skipif(os.environ.get("MXNET_ONEDNN_ENABLED") == "0", reason="needs the oneDNN path")
 def test_backward_chain_stays_blocked_and_skips_the_unused_data_gradient():
-    env = dict(os.environ, ONEDNN_VERBOSE="1", MXNET_ONEDNN_ENABLED="1")
-    here = os.path.dirname(os.path.abspath(__file__))
-    env["PYTHONPATH"] = os.pathsep.join([os.path.join(here, "..", "..", "python"), env.get("PYTHONPATH", "")])
-    res = subprocess.run([sys.executable, "-c", _LENET_STEP], env=env, capture_output=True, text=True, timeout=120)
-    assert res.returncode == 0, res.stderr
-    lines = res.stdout.splitlines()
+    lines = run_onednn_verbose(_LENET_STEP).splitlines()
     start = [i for i, line in enumerate(lines) if line.startswith("FORWARD-DONE")][0]
-    execs = [line.split(",") for line in lines[start:] if line.startswith("onednn_verbose,exec")]
+    execs = onednn_execs("\n".join(lines[start:]))
     kinds = [(e[3], e[5]) for e in execs]
     # max-pool backward is the one-pass kernel, not oneDNN's training forward + backward
     assert not [k for k in kinds if k[0] == "pooling_v2"], kinds

@@ -2,10 +2,7 @@
 same results as when every op reads plain data, plain data for every reader outside oneDNN
 (asnumpy, slices, in-place element-wise ops, saving), and the propagation really happens
 (oneDNN's verbose log shows the blocked formats flowing without reorders in between)."""
-import json
 import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -14,6 +11,7 @@ import mxnet as mx
 from test_op_nn_conv import conv_ref
 from test_op_nn_pool import pool_ref
 from nn_op_table import plain_path_rerun
+from op_testing import onednn_execs, run_onednn_verbose
 
 R = np.random.RandomState(21)
 X = R.randn(2, 16, 10, 10).astype(np.float32)
@@ -104,13 +102,8 @@ print("RESULT", t.chain()[-1].asnumpy().ravel()[:8].tolist())
 
 @pytest.mark.skipif(os.environ.get("MXNET_ONEDNN_ENABLED") == "0", reason="needs the oneDNN path")
 def test_blocked_formats_flow_between_onednn_ops_without_reorders():
-    env = dict(os.environ, ONEDNN_VERBOSE="1", MXNET_ONEDNN_ENABLED="1")
     here = os.path.dirname(os.path.abspath(__file__))
-    env["PYTHONPATH"] = os.pathsep.join([here, os.path.join(here, "..", "..", "python"), env.get("PYTHONPATH", "")])
-    res = subprocess.run([sys.executable, "-c", _VERBOSE % here], env=env, capture_output=True, text=True,
-                         timeout=120, cwd=here)
-    assert res.returncode == 0, res.stderr
-    execs = [line.split(",") for line in res.stdout.splitlines() if line.startswith("onednn_verbose,exec")]
+    execs = onednn_execs(run_onednn_verbose(_VERBOSE % here))
     kinds = [e[3] for e in execs]
     conv = [i for i, k in enumerate(kinds) if k == "convolution"]
     assert len(conv) == 2, kinds
@@ -303,13 +296,8 @@ np.testing.assert_allclose(y.asnumpy(), want, rtol=1e-4, atol=1e-4)
 
 @pytest.mark.skipif(os.environ.get("MXNET_ONEDNN_ENABLED") == "0", reason="needs the oneDNN path")
 def test_residual_add_and_concat_keep_the_blocked_format():
-    env = dict(os.environ, ONEDNN_VERBOSE="1", MXNET_ONEDNN_ENABLED="1")
     here = os.path.dirname(os.path.abspath(__file__))
-    env["PYTHONPATH"] = os.pathsep.join([here, os.path.join(here, "..", "..", "python"), env.get("PYTHONPATH", "")])
-    res = subprocess.run([sys.executable, "-c", _VERBOSE_RESIDUAL % here], env=env, capture_output=True, text=True,
-                         timeout=120, cwd=here)
-    assert res.returncode == 0, res.stderr
-    execs = [line.split(",") for line in res.stdout.splitlines() if line.startswith("onednn_verbose,exec")]
+    execs = onednn_execs(run_onednn_verbose(_VERBOSE_RESIDUAL % here))
     kinds = [e[3] for e in execs]
     conv = [i for i, k in enumerate(kinds) if k == "convolution"]
     assert len(conv) == 3 and kinds.count("concat") == 1, kinds

@@ -16,6 +16,7 @@
 
 #include "mxnet/imperative.h"
 #include "mxnet/ndarray.h"
+#include "ndarray_patterns.h"
 #if MXNET_USE_ONEDNN
 #include "operator/nn/onednn/onednn_layout.h"
 #endif
@@ -25,19 +26,8 @@ namespace {
 
 #if MXNET_USE_ONEDNN
 
-NDArray Pattern(const TShape& s, float scale) {
-  NDArray a(s, Context::CPU());
-  std::vector<float> h(s.Size());
-  for (size_t i = 0; i < h.size(); ++i) h[i] = scale * static_cast<float>(static_cast<int>(i * 7 % 23) - 11) / 11.f;
-  a.SyncCopyFromCPU(h.data(), h.size());
-  return a;
-}
-
-std::vector<float> Host(const NDArray& a) {
-  std::vector<float> h(a.Size());
-  a.SyncCopyToCPU(h.data(), h.size());
-  return h;
-}
+using test::Host;
+using test::Pattern;
 
 const std::unordered_map<std::string, std::string> kConv{
     {"kernel", "(3, 3)"}, {"pad", "(1, 1)"}, {"num_filter", "32"}, {"no_bias", "True"}};

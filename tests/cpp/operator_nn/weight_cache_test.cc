@@ -12,6 +12,7 @@
 
 #include "mxnet/imperative.h"
 #include "mxnet/ndarray.h"
+#include "ndarray_patterns.h"
 #if MXNET_USE_ONEDNN
 #include "operator/nn/onednn/onednn_layout.h"
 #endif
@@ -21,20 +22,8 @@ namespace {
 
 #if MXNET_USE_ONEDNN
 
-NDArray Pattern(const TShape& s, float scale, int salt) {
-  NDArray a(s, Context::CPU());
-  std::vector<float> h(s.Size());
-  for (size_t i = 0; i < h.size(); ++i)
-    h[i] = scale * static_cast<float>(static_cast<int>((i + salt) * 7 % 23) - 11) / 11.f;
-  a.SyncCopyFromCPU(h.data(), h.size());
-  return a;
-}
-
-std::vector<float> Host(const NDArray& a) {
-  std::vector<float> h(a.Size());
-  a.SyncCopyToCPU(h.data(), h.size());
-  return h;
-}
+using test::Host;
+using test::Pattern;
 
 struct OpCase {
   const char* op;
