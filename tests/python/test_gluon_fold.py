@@ -342,6 +342,35 @@ def test_model_zoo_resnet18_v1(bn_calls):
     np.testing.assert_allclose(hybrid, imperative, rtol=1e-3, atol=1e-3)
 
 
+@pytest.mark.parametrize("model", ["resnet18_v1", "resnet50_v1"])
+def test_model_zoo_resnet_v1_fuses_the_residual_sum_and_relu(monkeypatch, model):
+    net = getattr(vision, model)(classes=10)
+    net.initialize(mx.init.Xavier())
+    x = nd.array(RS.uniform(-1, 1, (2, 3, 32, 32)))
+    net(x)
+    for name, p in net.collect_params().items():
+        if name.endswith("running_var"):
+            p.set_data(nd.array(RS.uniform(0.5, 2.0, p.shape)))
+        elif name.endswith(("running_mean", "beta")):
+            p.set_data(nd.array(RS.uniform(-0.3, 0.3, p.shape)))
+    imperative = net(x).asnumpy()
+    activations = []
+    original = nd.Activation
+    monkeypatch.setattr(nd, "Activation", lambda *a, **k: activations.append(k) or original(*a, **k))
+    net.hybridize()
+    hybrid = net(x).asnumpy()
+    # Every block's sum + ReLU ran inside its last convolution.
+    assert activations == []
+    np.testing.assert_allclose(hybrid, imperative, rtol=1e-3, atol=1e-3)
+    with environment("MXNET_GLUON_FOLD_BN", "0"):
+        np.testing.assert_allclose(net(x).asnumpy(), imperative, rtol=1e-5, atol=1e-5)
+    unfused = len(activations)  # each block's ReLU and those inside its body
+    assert unfused > {"resnet18_v1": 8, "resnet50_v1": 16}[model]
+    with autograd.record():  # training mode: the blocks run as written
+        net(x)
+    assert len(activations) == 2 * unfused
+
+
 _VERBOSE = r'''
 import mxnet as mx
 from mxnet.gluon import nn
@@ -390,6 +419,46 @@ def test_sg_onednn_conv_op_matches_numpy(act, dtype):
                                            act_type=act)
     np.testing.assert_allclose(no_bias.asnumpy(), ACTS[act](_np_conv(x, w, None, (1, 1), (0, 0), 2)),
                                rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("act", ["relu", "sigmoid", "softsign"])
+def test_sg_onednn_conv_with_sum_adds_the_residual_before_the_activation(act, dtype):
+    # float32 runs oneDNN's sum post-op, float64 the plain kernels accumulating onto the sum.
+    x = RS.uniform(-1, 1, (2, 4, 7, 7))
+    w = RS.uniform(-0.5, 0.5, (6, 4, 3, 3))
+    b = RS.uniform(-0.5, 0.5, (6,))
+    r = RS.uniform(-1, 1, (2, 6, 7, 7))
+    residual = nd.array(r, dtype=dtype)
+    out = nd._internal._sg_onednn_conv(nd.array(x, dtype=dtype), nd.array(w, dtype=dtype),
+                                       nd.array(b, dtype=dtype), residual, kernel=(3, 3),
+                                       pad=(1, 1), num_filter=6, act_type=act, with_sum=True)
+    tol = 1e-4 if dtype == "float32" else 1e-10
+    np.testing.assert_allclose(out.asnumpy(), ACTS[act](_np_conv(x, w, b, (1, 1), (1, 1), 1) + r),
+                               rtol=tol, atol=tol)
+    np.testing.assert_array_equal(residual.asnumpy(), r.astype(dtype))  # the sum input is only read
+
+
+def test_sg_onednn_conv_with_sum_reads_a_blocked_residual():
+    # The residual comes straight from another convolution, in oneDNN's layout when it keeps one.
+    x = RS.uniform(-1, 1, (1, 16, 6, 6)).astype(np.float32)
+    w1 = RS.uniform(-0.3, 0.3, (16, 16, 1, 1)).astype(np.float32)
+    w2 = RS.uniform(-0.3, 0.3, (16, 16, 3, 3)).astype(np.float32)
+    residual = nd._internal._sg_onednn_conv(nd.array(x), nd.array(w1), kernel=(1, 1), num_filter=16,
+                                            no_bias=True, act_type="relu")
+    out = nd._internal._sg_onednn_conv(nd.array(x), nd.array(w2), residual, kernel=(3, 3), pad=(1, 1),
+                                       num_filter=16, no_bias=True, act_type="relu", with_sum=True)
+    r = np.maximum(_np_conv(x, w1, None, (1, 1), (0, 0), 1), 0)
+    np.testing.assert_allclose(out.asnumpy(), np.maximum(_np_conv(x, w2, None, (1, 1), (1, 1), 1) + r, 0),
+                               rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(residual.asnumpy(), r, rtol=1e-5, atol=1e-5)
+
+
+def test_sg_onednn_conv_with_sum_rejects_a_residual_of_another_shape():
+    x, w = nd.ones((1, 2, 4, 4)), nd.ones((3, 2, 3, 3))
+    with pytest.raises(mx.MXNetError, match="_sg_onednn_conv.*input 2"):
+        nd._internal._sg_onednn_conv(x, w, nd.ones((1, 3, 4, 4)), kernel=(3, 3), num_filter=3,
+                                     no_bias=True, act_type="relu", with_sum=True)
 
 
 def test_sg_onednn_conv_op_errors_name_the_op():

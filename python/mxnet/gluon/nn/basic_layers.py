@@ -85,15 +85,20 @@ class HybridSequential(HybridBlock):
         for block in blocks:
             self.register_child(block)
 
-    def hybrid_forward(self, F, x, *args):
+    def _fold_plan(self):
+        """The children as fusion steps (conv_fold.plan_steps), replanned when they change."""
         children = list(self._children.values())
+        if self._fold_children != children:
+            self._fold_steps = conv_fold.plan_steps(children)
+            self._fold_children = children
+        return self._fold_steps
+
+    def hybrid_forward(self, F, x, *args):
         if self._active and conv_fold.fold_enabled():
-            if self._fold_children != children:
-                self._fold_steps = conv_fold.plan_steps(children)
-                self._fold_children = children
-            if self._fold_steps is not None:
-                return conv_fold.run_steps(self._fold_steps, x, args)
-        return _run_chain(children, x, args)
+            steps = self._fold_plan()
+            if steps is not None:
+                return conv_fold.run_steps(steps, x, args)
+        return _run_chain(list(self._children.values()), x, args)
 
     def __repr__(self):
         return _chain_repr(self)

@@ -11,6 +11,11 @@ joins it as the `_sg_onednn_conv` op, which runs it as a oneDNN post-op of the c
 Only in inference: autograd not recording and not in training mode, where BatchNorm uses its
 running statistics. MXNET_GLUON_FOLD_BN=0 turns it off.
 
+A residual block act(body(x) + residual) whose body is such a HybridSequential ending in
+conv [+ BatchNorm] (ResNet v1's blocks) runs its last unit with the sum and the activation fused
+too (`with_sum`: the convolution adds the residual before its activation post-op); see
+run_with_residual.
+
 The folded arrays are cached per context and recomputed when any source array was written
 (its write count, MXNDArrayGetVersion(s), differs), replaced (set_data into a new array, cast,
 reset_ctx, load_parameters) or when the BatchNorm's eps changed. The count is taken when a
@@ -30,7 +35,7 @@ from ...ndarray.register import _op_handle, _param_str, imperative_invoke
 from ..block import Block, HybridBlock
 from ..parameter import DeferredInitializationError
 
-__all__ = ["fold_enabled", "plan_steps", "run_steps"]
+__all__ = ["fold_enabled", "plan_steps", "run_steps", "run_with_residual"]
 
 _SWITCH = c_str("MXNET_GLUON_FOLD_BN")
 _OFF = (b"0", b"false", b"no", b"off")
@@ -110,19 +115,21 @@ class ConvUnit(object):
         self._folded = {}         # (device type, device id) -> _Folded
         self._calls = {}          # (has bias, fuses the activation) -> _call_spec
 
-    def _call_spec(self, has_bias, fuse_act):
-        """(op handle, keys, values) of the convolution call; with fuse_act it is
-        `_sg_onednn_conv` and carries the activation."""
-        spec = self._calls.get((has_bias, fuse_act))
+    def _call_spec(self, has_bias, act_type, with_sum=False):
+        """(op handle, keys, values) of the convolution call; with an activation (or a sum) it
+        is `_sg_onednn_conv` carrying them."""
+        spec = self._calls.get((has_bias, act_type, with_sum))
         if spec is None:
             params = dict(self.conv._kwargs)
             params["no_bias"] = not has_bias
-            if fuse_act:
-                params["act_type"] = self.act_type
+            if act_type is not None:
+                params["act_type"] = act_type
+            if with_sum:
+                params["with_sum"] = True
             keys = sorted(params)
-            spec = (_op_handle("_sg_onednn_conv" if fuse_act else "Convolution"), keys,
+            spec = (_op_handle("Convolution" if act_type is None else "_sg_onednn_conv"), keys,
                     [_param_str(k, params[k]) for k in keys])
-            self._calls[(has_bias, fuse_act)] = spec
+            self._calls[(has_bias, act_type, with_sum)] = spec
         return spec
 
     def _hooked(self):
@@ -159,9 +166,10 @@ class ConvUnit(object):
         self._folded[key] = folded
         return folded.weight, folded.bias
 
-    def __call__(self, x):
+    def __call__(self, x, residual=None, post_act=None):
         """The unit's output, or None when it cannot run fused now (hooks, deferred
-        initialisation): the caller then runs the children one by one."""
+        initialisation): the caller then runs the children one by one. With residual (a unit
+        without activation of its own, on a CPU context): post_act(output + residual)."""
         if not isinstance(x, nd.NDArray) or self._hooked():
             return None
         ctx = x.context
@@ -172,11 +180,15 @@ class ConvUnit(object):
                 weight, bias = self._fold(ctx, weight, bias)
         except DeferredInitializationError:
             return None
+        inputs = [x, weight] if bias is None else [x, weight, bias]
+        if residual is not None:
+            handle, keys, vals = self._call_spec(bias is not None, post_act, with_sum=True)
+            return imperative_invoke(handle, inputs + [residual], keys, vals)
         # The fused op is a CPU kernel; elsewhere the folded convolution and the activation
         # run as two ops.
         fuse_act = self.act_type is not None and _fused_op_runs_on(ctx)
-        handle, keys, vals = self._call_spec(bias is not None, fuse_act)
-        inputs = [x, weight] if bias is None else [x, weight, bias]
+        handle, keys, vals = self._call_spec(bias is not None,
+                                             self.act_type if fuse_act else None)
         out = imperative_invoke(handle, inputs, keys, vals)
         if self.act_type is not None and not fuse_act:
             out = nd.Activation(out, act_type=self.act_type)
@@ -241,3 +253,39 @@ def run_steps(steps, x, args):
     if args:
         x = tuple([x] + args)
     return x
+
+
+def _sequence_plan(seq):
+    """The fold plan of a hybridized, unhooked, unmodified HybridSequential; None otherwise."""
+    from .basic_layers import HybridSequential
+    if not (_unmodified(seq, HybridSequential) and seq._active) or \
+            seq._forward_hooks or seq._forward_pre_hooks:
+        return None
+    return seq._fold_plan()
+
+
+def run_with_residual(seq, x, residual, act_type):
+    """act_type(seq(x) + residual) with the sum and the activation fused into seq's last unit,
+    when fusion applies now (fold_enabled), seq is a hybridized HybridSequential ending in
+    conv [+ BatchNorm] without activation, act_type is one the fused op takes, and x and
+    residual are NDArrays on a CPU context. None when it cannot run fused: the caller then
+    computes it as written."""
+    if act_type not in _FUSABLE_ACTS or not isinstance(residual, nd.NDArray) or \
+            not isinstance(x, nd.NDArray) or not _fused_op_runs_on(x.context) or \
+            not fold_enabled():
+        return None
+    steps = _sequence_plan(seq)
+    if not steps or not isinstance(steps[-1], ConvUnit) or steps[-1].act_type is not None:
+        return None
+    last = steps[-1]
+    if last._hooked():
+        return None
+    body = run_steps(steps[:-1], x, ())
+    if not isinstance(body, nd.NDArray):  # a child returned several outputs
+        return None
+    out = last(body, residual, act_type)
+    if out is not None:
+        return out
+    for block in last.blocks:  # deferred initialisation: finish the body as written
+        body = block(body)
+    return nd.Activation(body + residual, act_type=act_type)

@@ -9,6 +9,8 @@
 #include <atomic>
 #include <cstring>
 
+#include "operator/common/parallel.h"
+
 namespace mxnet {
 namespace op {
 namespace onednn {
@@ -46,13 +48,20 @@ dnnl::stream& ThreadStream() {
 
 dnnl::memory::data_type DataType(int dtype) {
   switch (dtype) {
-    case kFloat32: return dnnl::memory::data_type::f32;
-    case kBfloat16: return dnnl::memory::data_type::bf16;
-    case kFloat16: return dnnl::memory::data_type::f16;
-    case kInt32: return dnnl::memory::data_type::s32;
-    case kInt8: return dnnl::memory::data_type::s8;
-    case kUint8: return dnnl::memory::data_type::u8;
-    default: return dnnl::memory::data_type::undef;
+    case kFloat32:
+      return dnnl::memory::data_type::f32;
+    case kBfloat16:
+      return dnnl::memory::data_type::bf16;
+    case kFloat16:
+      return dnnl::memory::data_type::f16;
+    case kInt32:
+      return dnnl::memory::data_type::s32;
+    case kInt8:
+      return dnnl::memory::data_type::s8;
+    case kUint8:
+      return dnnl::memory::data_type::u8;
+    default:
+      return dnnl::memory::data_type::undef;
   }
 }
 
@@ -66,13 +75,20 @@ dnnl::memory::format_tag PlainTag(int ndim) {
   using tag = dnnl::memory::format_tag;
   switch (ndim) {
     case 0:
-    case 1: return tag::a;
-    case 2: return tag::ab;
-    case 3: return tag::abc;
-    case 4: return tag::abcd;
-    case 5: return tag::abcde;
-    case 6: return tag::abcdef;
-    default: MX_THROW("ValueError") << "oneDNN: tensors of rank " << ndim << " are not supported";
+    case 1:
+      return tag::a;
+    case 2:
+      return tag::ab;
+    case 3:
+      return tag::abc;
+    case 4:
+      return tag::abcd;
+    case 5:
+      return tag::abcde;
+    case 6:
+      return tag::abcdef;
+    default:
+      MX_THROW("ValueError") << "oneDNN: tensors of rank " << ndim << " are not supported";
   }
   return tag::undef;
 }
@@ -107,7 +123,39 @@ void PostOps::AppendKey(std::vector<int64_t>* key) const {
   }
 }
 
-LayoutBridge::LayoutBridge(const dnnl::memory::desc& user, const dnnl::memory::desc& want) {
+bool FastReorder(const dnnl::memory::desc& from, const void* src, const dnnl::memory::desc& to, void* dst) {
+  if (from == to) {
+    if (src != dst) {
+      const auto* in = static_cast<const char*>(src);
+      auto* out = static_cast<char*>(dst);
+      ParallelChunks(static_cast<int64_t>(from.get_size()),
+                     [&](int64_t b, int64_t e) { std::memcpy(out + b, in + b, static_cast<size_t>(e - b)); });
+    }
+    return true;
+  }
+  using tag = dnnl::memory::format_tag;
+  const dnnl::memory::dims d = from.dims();
+  if (d.size() != 4 || from.data_type() != dnnl::memory::data_type::f32 ||
+      from != dnnl::memory::desc(d, dnnl::memory::data_type::f32, tag::abcd) ||
+      to != dnnl::memory::desc(d, dnnl::memory::data_type::f32, tag::acdb))
+    return false;
+  const int64_t C = d[1], H = d[2], W = d[3];
+  const auto* in = static_cast<const float*>(src);
+  auto* out = static_cast<float*>(dst);
+  // One output row (n, h) per index: W x C values, read from C input rows.
+  ParallelFor(d[0] * H, [&](int64_t nh) {
+    const int64_t n = nh / H, h = nh % H;
+    float* row = out + nh * W * C;
+    for (int64_t c = 0; c < C; ++c) {
+      const float* plane_row = in + ((n * C + c) * H + h) * W;
+      for (int64_t w = 0; w < W; ++w) row[w * C + c] = plane_row[w];
+    }
+  });
+  return true;
+}
+
+LayoutBridge::LayoutBridge(const dnnl::memory::desc& user, const dnnl::memory::desc& want)
+    : user_desc_(user), inner_desc_(want) {
   user_ = dnnl::memory(user, CpuEngine(), DNNL_MEMORY_NONE);
   needs_reorder_ = user != want;
   if (needs_reorder_) {

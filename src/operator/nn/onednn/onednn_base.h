@@ -15,12 +15,11 @@
 
 #if MXNET_USE_ONEDNN
 
-#include <oneapi/dnnl/dnnl.hpp>
-
 #include <cstdint>
 #include <functional>
 #include <list>
 #include <memory>
+#include <oneapi/dnnl/dnnl.hpp>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -57,12 +56,15 @@ dnnl::memory::desc PlainDesc(const TShape& s, int dtype);
 inline dnnl::memory::desc PlainDesc(const TBlob& b) { return PlainDesc(b.shape_, b.type_flag_); }
 
 /*!
- * \brief Post-operations appended to a primitive (the fusion hook). Today's kernels pass an
- *        empty one, or `sum` to honour kAddTo; the graph fusion passes (conv + bias + relu,
- *        conv + bn folding) will fill eltwise entries from the fused node's attrs.
+ * \brief Post-operations appended to a primitive (the fusion hook): `sum` honours kAddTo or
+ *        adds a residual input (conv + sum fusion); eltwise entries carry fused activations.
  */
 struct PostOps {
   float sum_scale{0.f};  // non-zero: dst = op(...) + sum_scale * dst
+  // With sum_scale: dst starts as this input of the running op (input sum_input), not as the
+  // output's old content. Not part of the primitive's key (the primitive is the same).
+  const TBlob* sum_src{nullptr};
+  size_t sum_input{0};
   struct Eltwise {
     dnnl::algorithm alg;
     float alpha, beta;
@@ -140,6 +142,14 @@ class PrimitiveCache {
 };
 
 /*!
+ * \brief Runs the reorders oneDNN's generic kernels do slowly with loops of our own: a copy
+ *        between equal formats, and float32 NCHW -> NHWC (the network input with its few
+ *        channels, which oneDNN's reorder handles at a fraction of memory speed). Returns false,
+ *        doing nothing, for any other pair.
+ */
+bool FastReorder(const dnnl::memory::desc& from, const void* src, const dnnl::memory::desc& to, void* dst);
+
+/*!
  * \brief A plain user buffer and, when the primitive wants another layout, the reorder and
  *        the buffer it reorders through. Built once per cache entry; Bind() per call.
  */
@@ -154,20 +164,22 @@ class LayoutBridge {
   const dnnl::memory& Prim() const { return needs_reorder_ ? inner_ : user_; }
   /*! \brief Input side: reorder user -> primitive layout if they differ. */
   void ToPrim(dnnl::stream& s) {
-    if (needs_reorder_) to_prim_.execute(s, user_, inner_);
+    if (needs_reorder_ && !FastReorder(user_desc_, user_.get_data_handle(), inner_desc_, inner_.get_data_handle()))
+      to_prim_.execute(s, user_, inner_);
   }
   /*! \brief Output side: reorder primitive layout -> user if they differ. */
   void FromPrim(dnnl::stream& s) {
-    if (needs_reorder_) from_prim_.execute(s, inner_, user_);
+    if (needs_reorder_ && !FastReorder(inner_desc_, inner_.get_data_handle(), user_desc_, user_.get_data_handle()))
+      from_prim_.execute(s, inner_, user_);
   }
   bool needs_reorder() const { return needs_reorder_; }
 
  private:
   dnnl::memory user_, inner_;
+  dnnl::memory::desc user_desc_, inner_desc_;
   dnnl::reorder to_prim_, from_prim_;
   bool needs_reorder_{false};
 };
-
 
 }  // namespace onednn
 }  // namespace op

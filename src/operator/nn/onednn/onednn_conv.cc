@@ -174,13 +174,19 @@ void RunForward(const Problem& p, bool training, const TBlob& x, const TBlob& w,
   if (!x_direct) PlainInput(0);
   PlainInput(1);
   PlainInput(2);
+  // kAddTo's sum reads y's old (plain) content, so y is written back plain; a sum of another
+  // input starts from a copy of that input and leaves y free to stay blocked.
+  const bool sum_old_y = post.sum_scale != 0.f && post.sum_src == nullptr;
   std::shared_ptr<BlockedData> by;
-  if (post.sum_scale == 0.f && e.dst.needs_reorder() && CanLeaveBlocked(0, y))
+  if (!sum_old_y && e.dst.needs_reorder() && CanLeaveBlocked(0, y))
     by = std::make_shared<BlockedData>(e.dst.Prim().get_desc(), p.dst);
   e.src.Bind(x.dptr_);
   e.dst.Bind(y.dptr_);
   if (!x_direct) e.src.ToPrim(s);
-  if (post.sum_scale != 0.f) e.dst.ToPrim(s);  // the sum post-op reads the old output
+  if (sum_old_y) e.dst.ToPrim(s);  // the sum post-op reads the old output
+  if (post.sum_src)
+    CopyInputInto(post.sum_input, *post.sum_src, p.dst, by ? by->desc() : e.dst.Prim().get_desc(),
+                  by ? by->ptr() : e.dst.Prim().get_data_handle());
   // Inference reads the weight's cached copy in the primitive's format (reordered once per
   // weight value); training reorders per call, as the weight changes every step.
   std::shared_ptr<const BlockedData> hold;

@@ -39,6 +39,7 @@ const NDArray* LayoutOutputArray(size_t i) {
 
 /*! \brief Reorders src (described by from) into dst (described by to) on this thread's stream. */
 void Reorder(const dnnl::memory::desc& from, const void* src, const dnnl::memory::desc& to, void* dst) {
+  if (FastReorder(from, src, to, dst)) return;
   thread_local PrimitiveCache<ReorderEntry> cache;
   Key key;
   AddDescKey(&key, from);
@@ -98,6 +99,16 @@ void PlainInputs() {
   const KernelArrays* k = KernelArrays::Current();
   if (!k || !k->inputs) return;
   for (const NDArray& a : *k->inputs) a.MaterializePlain();
+}
+
+void CopyInputInto(size_t i, const TBlob& x, const dnnl::memory::desc& plain, const dnnl::memory::desc& to, void* dst) {
+  if (const std::shared_ptr<const BlockedData> bx = BlockedInput(i, x)) {
+    Reorder(bx->desc(), bx->ptr(), to, dst);
+    return;
+  }
+  PlainInput(i);
+  if (x.dptr_ == dst && plain == to) return;  // already in place
+  Reorder(plain, x.dptr_, to, dst);
 }
 
 bool CanLeaveBlocked(size_t i, const TBlob& y) {

@@ -53,6 +53,11 @@ std::shared_ptr<const BlockedData> BlockedInput(size_t i, const TBlob& x);
 void PlainInput(size_t i);
 /*! \brief Converts every input (the plain path of an op that accepts layouts). */
 void PlainInputs();
+/*!
+ * \brief Writes input i (plain blob x, described by `plain`) into dst in the format `to`:
+ *        from its blocked data when it holds some, else from its plain memory.
+ */
+void CopyInputInto(size_t i, const TBlob& x, const dnnl::memory::desc& plain, const dnnl::memory::desc& to, void* dst);
 /*! \brief Whether output i may be left blocked: accepting op, y is the whole array's own memory. */
 bool CanLeaveBlocked(size_t i, const TBlob& y);
 /*! \brief Installs output i's data; its plain memory is stale until someone reads it plainly. */
