@@ -96,6 +96,11 @@ class Engine {
 
   /*! \brief Blocks until every write to var pushed before has run; rethrows its error. */
   virtual void WaitForVar(engine::VarHandle var) = 0;
+  /*!
+   * \brief Blocks until every read and write of var pushed before has run (the caller may then
+   *        write it directly); rethrows its error.
+   */
+  virtual void WaitToWrite(engine::VarHandle var);
   /*! \brief Blocks until every pushed op has run; rethrows pending errors. */
   virtual void WaitForAll() = 0;
   /*! \brief Throws the error captured on var, if any (without waiting). */

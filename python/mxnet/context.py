@@ -24,7 +24,6 @@ class Context(object):
                                  % (device_type, ", ".join(Context.devstr2type)))
             self.device_typeid = Context.devstr2type[device_type]
             self.device_id = int(device_id)
-        self._old_ctx = None
 
     @property
     def device_type(self):
@@ -44,14 +43,21 @@ class Context(object):
         return self.__str__()
 
     def __enter__(self):
-        if not hasattr(Context._default_ctx, "value"):
-            Context._default_ctx.value = Context("cpu", 0)
-        self._old_ctx = Context._default_ctx.value
-        Context._default_ctx.value = self
+        # The contexts being replaced wait on a per-thread stack, not on self, so one Context
+        # object may be entered again inside its own `with` (NDArray.context hands out shared
+        # instances).
+        state = Context._default_ctx
+        if not hasattr(state, "value"):
+            state.value = Context("cpu", 0)
+        if not hasattr(state, "outer"):
+            state.outer = []
+        state.outer.append(state.value)
+        state.value = self
         return self
 
     def __exit__(self, ptype, value, trace):
-        Context._default_ctx.value = self._old_ctx
+        state = Context._default_ctx
+        state.value = state.outer.pop()
 
     def empty_cache(self):
         """Returns this device's cached pool memory to the device (MXStorageEmptyCache)."""

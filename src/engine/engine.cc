@@ -91,6 +91,12 @@ void Engine::PushSync(SyncFn fn, Context exec_ctx, const std::vector<engine::Var
       exec_ctx, const_vars, mutable_vars, prop, priority, opr_name);
 }
 
+void Engine::WaitToWrite(engine::VarHandle var) {
+  // A no-op write runs after every earlier read and write of var.
+  PushSync([](RunContext) {}, Context::CPU(), {}, {var}, FnProperty::kNormal, 0, "WaitToWrite");
+  WaitForVar(var);
+}
+
 void Engine::SetOprHooks(const OprHooks* hooks) { g_opr_hooks.store(hooks, std::memory_order_release); }
 
 namespace engine {

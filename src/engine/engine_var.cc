@@ -103,6 +103,11 @@ bool Var::HasPendingWrite() {
   return pending_write_ != nullptr;
 }
 
+bool Var::Idle() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return pending_write_ == nullptr && num_pending_reads_ == 0;
+}
+
 void Var::MarkToDelete() {
   std::lock_guard<std::mutex> lock(mu_);
   to_delete_ = true;

@@ -57,6 +57,8 @@ struct Var {
   bool CompleteWrite(void (*dispatch)(void* ctx, OprBlock* opr), void* ctx);
   /*! \brief Whether a write is queued or running (what WaitForVar must wait for). */
   bool HasPendingWrite();
+  /*! \brief Whether no read or write is queued or running. */
+  bool Idle();
   /*! \brief Called by the deletion op, which holds the var's write slot. */
   void MarkToDelete();
 

@@ -295,6 +295,15 @@ void ThreadedEngine::WaitForVar(VarHandle var) {
   Throw(var);
 }
 
+void ThreadedEngine::WaitToWrite(VarHandle var) {
+  CheckNotWorker("WaitToWrite");
+  FlushThisThreadBulk();
+  // Nothing queued or running on var (a fresh array, the usual case): no need to go through
+  // the workers, whose queue may hold unrelated work (the previous step's updates).
+  if (var->Idle()) return Throw(var);
+  Engine::WaitToWrite(var);
+}
+
 void ThreadedEngine::WaitForAll() {
   CheckNotWorker("WaitForAll");
   FlushThisThreadBulk();

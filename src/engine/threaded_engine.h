@@ -39,6 +39,7 @@ class ThreadedEngine : public Engine {
                  const std::vector<VarHandle>& mutable_vars, FnProperty prop = FnProperty::kNormal, int priority = 0,
                  const char* opr_name = nullptr, bool wait = false) override;
   void WaitForVar(VarHandle var) override;
+  void WaitToWrite(VarHandle var) override;
   void WaitForAll() override;
   void Throw(VarHandle var) override;
   void NotifyShutdown() override;

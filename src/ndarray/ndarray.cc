@@ -33,8 +33,7 @@ NDArray::Chunk::~Chunk() {
 NDArray::NDArray(const TShape& shape, Context ctx, bool delay_alloc, int dtype) : shape_(shape), dtype_(dtype) {
   MX_CHECK_KIND(shape.ndim() >= 0, "ValueError") << "cannot create an array of unknown shape";
   for (dim_t d : shape.dims())
-    MX_CHECK_KIND(d >= 0, "ValueError") << "cannot create an array with negative or unknown dimension: shape "
-                                        << shape;
+    MX_CHECK_KIND(d >= 0, "ValueError") << "cannot create an array with negative or unknown dimension: shape " << shape;
   // Overflow of the element or byte count would wrap to a small allocation; refuse it instead.
   const uint64_t elem = DTypeSize(dtype);
   uint64_t n = 1;
@@ -189,19 +188,15 @@ void NDArray::WaitToRead() const {
 }
 
 void NDArray::WaitToWrite() const {
-  if (!chunk_) return;
-  // Reads pushed before must also finish: a no-op write waits for them in the engine.
-  Engine::Get()->PushSync([](RunContext) {}, chunk_->ctx, {}, {chunk_->var}, FnProperty::kNormal, 0,
-                          "WaitToWrite");
-  Engine::Get()->WaitForVar(chunk_->var);
+  if (chunk_) Engine::Get()->WaitToWrite(chunk_->var);
 }
 
 void NDArray::SyncCopyFromCPU(const void* src, size_t nelem) const {
   MX_CHECK_KIND(!is_none(), "ValueError") << "cannot copy into a none array";
   MX_CHECK_KIND(static_cast<int64_t>(nelem) == Size(), "ValueError")
       << "SyncCopyFromCPU: array of shape " << shape_ << " has " << Size() << " elements, source has " << nelem;
-  MX_CHECK_KIND(ctx().IsHostMemory(), "ValueError") << "SyncCopyFromCPU to " << ctx().ToString()
-                                                    << " needs a CUDA build";
+  MX_CHECK_KIND(ctx().IsHostMemory(), "ValueError")
+      << "SyncCopyFromCPU to " << ctx().ToString() << " needs a CUDA build";
   WaitToWrite();
   TBlob dst = data();
   if (nelem) std::memcpy(dst.dptr_, src, dst.Bytes());
@@ -214,8 +209,8 @@ void NDArray::SyncCopyToCPU(void* dst, size_t nelem) const {
   MX_CHECK_KIND(!is_none(), "ValueError") << "cannot copy from a none array";
   MX_CHECK_KIND(static_cast<int64_t>(nelem) == Size(), "ValueError")
       << "SyncCopyToCPU: array of shape " << shape_ << " has " << Size() << " elements, target has " << nelem;
-  MX_CHECK_KIND(ctx().IsHostMemory(), "ValueError") << "SyncCopyToCPU from " << ctx().ToString()
-                                                    << " needs a CUDA build";
+  MX_CHECK_KIND(ctx().IsHostMemory(), "ValueError")
+      << "SyncCopyToCPU from " << ctx().ToString() << " needs a CUDA build";
   WaitToRead();
   TBlob src = data_for_read();
   if (nelem) std::memcpy(dst, src.dptr_, src.Bytes());

@@ -112,6 +112,8 @@ CONV = [
     conv_case("1d_nwc", (1, 7, 2), 3, (3,), stride=(2,), layout="NWC"),
     conv_case("3d_ndhwc", (1, 3, 4, 4, 2), 2, (2, 2, 2), layout="NDHWC"),
     conv_case("2d_explicit_nchw", (1, 2, 4, 4), 2, (2, 2), layout="NCHW"),
+    # 8+ input channels, not a multiple of 16: oneDNN training runs on channel-last activations.
+    conv_case("2d_20_channels", (2, 20, 6, 6), 24, (3, 3), pad=(1, 1)),
 ]
 
 DECONV = [

@@ -18,6 +18,7 @@ _DTYPE_NP_TO_MX = {
 }
 _DTYPE_MX_TO_NP = {v: k for k, v in _DTYPE_NP_TO_MX.items()}
 _BF16 = 12
+_CONTEXTS = {}  # (device type id, device id) -> the Context NDArray.context returns
 _GRAD_REQ = {"null": 0, "write": 1, "add": 3}
 
 
@@ -113,7 +114,11 @@ class NDArray(object):
     def context(self):
         dev_type, dev_id = ctypes.c_int(), ctypes.c_int()
         check_call(_LIB.MXNDArrayGetContext(self.handle, ctypes.byref(dev_type), ctypes.byref(dev_id)))
-        return Context(Context.devtype2str[dev_type.value], dev_id.value)
+        key = (dev_type.value, dev_id.value)
+        ctx = _CONTEXTS.get(key)
+        if ctx is None:  # one shared instance per device (every layer asks for its input's)
+            ctx = _CONTEXTS.setdefault(key, Context(Context.devtype2str[key[0]], key[1]))
+        return ctx
 
     ctx = context
 

@@ -32,8 +32,20 @@ def _param_str(key, value):
     return str(value)
 
 
+class EncodedParams(object):
+    """An op call's parameter names and values encoded once for C, for callers that repeat the
+    same call (pass it as imperative_invoke's keys, with vals None)."""
+    __slots__ = ["count", "keys", "vals"]
+
+    def __init__(self, keys, vals):
+        self.count = len(keys)
+        self.keys = c_str_array(keys)
+        self.vals = c_str_array(vals)
+
+
 def imperative_invoke(handle, inputs, keys, vals, out=None):
-    """MXImperativeInvokeEx; returns one NDArray, a list, or `out` when given."""
+    """MXImperativeInvokeEx; returns one NDArray, a list, or `out` when given. keys and vals are
+    lists of strings, or keys is an EncodedParams and vals None."""
     from .ndarray import NDArray
     n_in = len(inputs)
     in_arr = (NDArrayHandle * n_in)(*[a.handle for a in inputs])
@@ -49,9 +61,13 @@ def imperative_invoke(handle, inputs, keys, vals, out=None):
         out_ptr = ctypes.POINTER(NDArrayHandle)()
         num_out = ctypes.c_int(0)
     stypes = ctypes.POINTER(ctypes.c_int)()
+    if isinstance(keys, EncodedParams):
+        n_params, c_keys, c_vals = keys.count, keys.keys, keys.vals
+    else:
+        n_params, c_keys, c_vals = len(keys), c_str_array(keys), c_str_array(vals)
     check_call(_LIB.MXImperativeInvokeEx(handle, ctypes.c_int(n_in), in_arr, ctypes.byref(num_out),
-                                         ctypes.byref(out_ptr), ctypes.c_int(len(keys)), c_str_array(keys),
-                                         c_str_array(vals), ctypes.byref(stypes)))
+                                         ctypes.byref(out_ptr), ctypes.c_int(n_params), c_keys,
+                                         c_vals, ctypes.byref(stypes)))
     if out is not None:
         return out
     res = [NDArray(NDArrayHandle(out_ptr[i])) for i in range(num_out.value)]

@@ -1,5 +1,6 @@
 // WaitForVar / WaitForAll, alone and under concurrent pushes from many threads.
 #include <atomic>
+#include <stdexcept>
 
 #include "engine_test_util.h"
 #include "mxnet/error.h"
@@ -36,6 +37,41 @@ TEST_P(WaitTest, WaitForVarDoesNotWaitForReaders) {
   gate.Open();
   engine_->WaitForAll();
   EXPECT_TRUE(reader_done.load());
+}
+
+TEST_P(WaitTest, WaitToWriteWaitsForPendingReadersAndWriters) {
+  VarHandle v = engine_->NewVariable();
+  std::atomic<int> done{0};
+  engine_->PushSync([&](RunContext) { SleepMs(20), ++done; }, Context::CPU(), {}, {v});
+  engine_->PushSync([&](RunContext) { SleepMs(20), ++done; }, Context::CPU(), {v}, {});
+  engine_->WaitToWrite(v);
+  EXPECT_EQ(done.load(), 2);
+}
+
+TEST_P(WaitTest, WaitToWriteOfAnIdleVarDoesNotQueueBehindOtherWork) {
+  if (!GetParam().threaded()) GTEST_SKIP() << "NaiveEngine runs every op inside its push";
+  // The worker is held by an op on another var: a wait routed through the workers would
+  // never return before the gate opens.
+  VarHandle busy = engine_->NewVariable(), idle = engine_->NewVariable();
+  Gate gate;
+  std::atomic<bool> busy_done{false};
+  engine_->PushSync([&](RunContext) { gate.Wait(), busy_done = true; }, Context::CPU(), {}, {busy});
+  engine_->WaitToWrite(idle);
+  EXPECT_FALSE(busy_done.load());
+  gate.Open();
+  engine_->WaitToWrite(busy);
+  EXPECT_TRUE(busy_done.load());
+}
+
+TEST_P(WaitTest, WaitToWriteRethrowsTheVarsError) {
+  if (!GetParam().threaded()) GTEST_SKIP() << "NaiveEngine throws at the failing push";
+  VarHandle v = engine_->NewVariable();
+  engine_->PushSync([](RunContext) { throw std::runtime_error("write failed"); }, Context::CPU(), {}, {v});
+  EXPECT_THROW(engine_->WaitToWrite(v), Error);
+  VarHandle w = engine_->NewVariable();
+  engine_->PushSync([](RunContext) { throw std::runtime_error("write failed"); }, Context::CPU(), {}, {w});
+  SleepMs(50);  // most likely done by now: the idle path must throw too
+  EXPECT_THROW(engine_->WaitToWrite(w), Error);
 }
 
 TEST_P(WaitTest, WaitFromInsideAnOpIsRejected) {

@@ -31,7 +31,7 @@ import numpy as np
 from ... import autograd
 from ...base import _LIB, NDArrayHandle, c_str, check_call
 from ... import ndarray as nd
-from ...ndarray.register import _op_handle, _param_str, imperative_invoke
+from ...ndarray.register import EncodedParams, _op_handle, _param_str, imperative_invoke
 from ..block import Block, HybridBlock
 from ..parameter import DeferredInitializationError
 
@@ -116,8 +116,8 @@ class ConvUnit(object):
         self._calls = {}          # (has bias, fuses the activation) -> _call_spec
 
     def _call_spec(self, has_bias, act_type, with_sum=False):
-        """(op handle, keys, values) of the convolution call; with an activation (or a sum) it
-        is `_sg_onednn_conv` carrying them."""
+        """(op handle, encoded parameters) of the convolution call; with an activation (or a
+        sum) it is `_sg_onednn_conv` carrying them."""
         spec = self._calls.get((has_bias, act_type, with_sum))
         if spec is None:
             params = dict(self.conv._kwargs)
@@ -127,8 +127,8 @@ class ConvUnit(object):
             if with_sum:
                 params["with_sum"] = True
             keys = sorted(params)
-            spec = (_op_handle("Convolution" if act_type is None else "_sg_onednn_conv"), keys,
-                    [_param_str(k, params[k]) for k in keys])
+            spec = (_op_handle("Convolution" if act_type is None else "_sg_onednn_conv"),
+                    EncodedParams(keys, [_param_str(k, params[k]) for k in keys]))
             self._calls[(has_bias, act_type, with_sum)] = spec
         return spec
 
@@ -182,14 +182,13 @@ class ConvUnit(object):
             return None
         inputs = [x, weight] if bias is None else [x, weight, bias]
         if residual is not None:
-            handle, keys, vals = self._call_spec(bias is not None, post_act, with_sum=True)
-            return imperative_invoke(handle, inputs + [residual], keys, vals)
+            handle, params = self._call_spec(bias is not None, post_act, with_sum=True)
+            return imperative_invoke(handle, inputs + [residual], params, None)
         # The fused op is a CPU kernel; elsewhere the folded convolution and the activation
         # run as two ops.
         fuse_act = self.act_type is not None and _fused_op_runs_on(ctx)
-        handle, keys, vals = self._call_spec(bias is not None,
-                                             self.act_type if fuse_act else None)
-        out = imperative_invoke(handle, inputs, keys, vals)
+        handle, params = self._call_spec(bias is not None, self.act_type if fuse_act else None)
+        out = imperative_invoke(handle, inputs, params, None)
         if self.act_type is not None and not fuse_act:
             out = nd.Activation(out, act_type=self.act_type)
         return out
