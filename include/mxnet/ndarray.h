@@ -121,6 +121,7 @@ class NDArray {
 
   // ---- synchronisation and host copies ----
   void WaitToRead() const;
+  /*! \brief Waits for every pushed read and write; the caller may then write directly (drops a cached layout copy). */
   void WaitToWrite() const;
   /*! \brief Copies nelem elements (must equal Size()) from host memory; blocks until written. */
   void SyncCopyFromCPU(const void* data, size_t nelem) const;

@@ -188,7 +188,10 @@ void NDArray::WaitToRead() const {
 }
 
 void NDArray::WaitToWrite() const {
-  if (chunk_) Engine::Get()->WaitToWrite(chunk_->var);
+  if (!chunk_) return;
+  Engine::Get()->WaitToWrite(chunk_->var);
+  // The caller is about to write the memory directly: a cached layout copy goes stale.
+  DropCachedLayout();
 }
 
 void NDArray::SyncCopyFromCPU(const void* src, size_t nelem) const {
