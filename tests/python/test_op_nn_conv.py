@@ -136,6 +136,11 @@ FC = [
          dict(num_hidden=4, flatten=False), fc_ref, grad=(0, 1, 2)),
     Case("FullyConnected", "no_flatten_no_bias", [R.randn(2, 2, 2, 3), R.randn(2, 3)],
          dict(num_hidden=2, flatten=False, no_bias=True), fc_ref, grad=(0, 1)),
+    # One and two rows take the matrix-vector kernel (fc_gemv.h); K and H off its block sizes.
+    Case("FullyConnected", "one_row", [R.randn(1, 37), R.randn(7, 37), R.randn(7)], dict(num_hidden=7),
+         fc_ref, grad=(0, 1, 2)),
+    Case("FullyConnected", "two_rows_no_bias", [R.randn(2, 3, 5, 5), R.randn(9, 75)],
+         dict(num_hidden=9, no_bias=True), fc_ref, grad=(0, 1)),
 ]
 
 # float16 / bfloat16: bfloat16 runs oneDNN's native kernels, float16 (and the plain-path

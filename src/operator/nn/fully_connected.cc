@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "operator/nn/conv_im2col.h"
+#include "operator/nn/fc_gemv.h"
 #include "operator/nn/half_via_float.h"
 #include "operator/nn/nn_util.h"
 #include "operator/nn/onednn/onednn_ops.h"
@@ -78,6 +79,12 @@ void FCCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<T
   FCDims(attrs, in[0].shape_, &M, &K);
   const int64_t H = p.num_hidden;
   const TBlob* bias = p.no_bias ? nullptr : &in[2];
+  // Batches of 1-2 rows are a matrix-vector product bound by reading the weight (fc_gemv.h).
+  if (in[0].type_flag_ == kFloat32 && M <= kFCGemvMaxRows) {
+    FCGemv(in[0].dptr<float>(), in[1].dptr<float>(), bias ? bias->dptr<float>() : nullptr, out[0].dptr<float>(), M, K,
+           H, req[0] == kAddTo);
+    return;
+  }
 #if MXNET_USE_ONEDNN
   if (onednn::Enabled() && onednn::SupportedType(in[0].type_flag_) && M > 0 && K > 0) {
     onednn::PostOps post;
@@ -88,8 +95,10 @@ void FCCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<T
 #endif
   // float16 (and bfloat16 without oneDNN) widen to float32: see half_via_float.h.
   if (IsHalfType(in[0].type_flag_)) {
-    return ComputeInFloat32(in, req, out, [&](const std::vector<TBlob>& i, const std::vector<OpReqType>& r,
-                                              const std::vector<TBlob>& o) { FCCompute(attrs, ctx, i, r, o); });
+    return ComputeInFloat32(
+        in, req, out, [&](const std::vector<TBlob>& i, const std::vector<OpReqType>& r, const std::vector<TBlob>& o) {
+          FCCompute(attrs, ctx, i, r, o);
+        });
   }
   MXNET_GEMM_TYPE_SWITCH(in[0].type_flag_, "FullyConnected", D, {
     D* y = out[0].dptr<D>();
@@ -109,16 +118,17 @@ void FCBackward(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<
   const TBlob* dw = req[1] != kNullOp ? &out[1] : nullptr;
   const TBlob* db = !p.no_bias && req[2] != kNullOp ? &out[2] : nullptr;
 #if MXNET_USE_ONEDNN
-  if (onednn::Enabled() && onednn::SupportedType(in[1].type_flag_) && M > 0 && K > 0 && !AnyAddTo(req) &&
-      (dw || !db)) {
+  if (onednn::Enabled() && onednn::SupportedType(in[1].type_flag_) && M > 0 && K > 0 && !AnyAddTo(req) && (dw || !db)) {
     onednn::FCBackward(in[0], in[1], in[2], dx, dw, db, M, K, H);
     return;
   }
 #endif
   // float16 (and bfloat16 without oneDNN) widen to float32: see half_via_float.h.
   if (IsHalfType(in[1].type_flag_)) {
-    return ComputeInFloat32(in, req, out, [&](const std::vector<TBlob>& i, const std::vector<OpReqType>& r,
-                                              const std::vector<TBlob>& o) { FCBackward(attrs, ctx, i, r, o); });
+    return ComputeInFloat32(
+        in, req, out, [&](const std::vector<TBlob>& i, const std::vector<OpReqType>& r, const std::vector<TBlob>& o) {
+          FCBackward(attrs, ctx, i, r, o);
+        });
   }
   MXNET_GEMM_TYPE_SWITCH(in[1].type_flag_, "_backward_FullyConnected", D, {
     const D* dy = in[0].dptr<D>();
@@ -131,8 +141,9 @@ void FCBackward(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<
 }  // namespace
 
 MXNET_REGISTER_OP(FullyConnected)
-    .describe("Applies a linear transformation: Y = X W^T + b. With flatten=True the input is reshaped to "
-              "(N, prod(shape[1:])); otherwise the transform applies to the last axis.")
+    .describe(
+        "Applies a linear transformation: Y = X W^T + b. With flatten=True the input is reshaped to "
+        "(N, prod(shape[1:])); otherwise the transform applies to the last axis.")
     .add_alias("_npx_fully_connected")
     .set_num_inputs([](const NodeAttrs& a) { return a.get<FullyConnectedParam>().no_bias ? 2u : 3u; })
     .set_num_outputs(1)

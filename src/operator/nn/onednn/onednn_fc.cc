@@ -33,22 +33,13 @@ struct FCDescs {
   md WeiAny() const { return ForceAB() ? wei : md(wei.dims(), wei.data_type(), tag::any); }
 };
 
-/*! \brief plain_weights pins the weight to MXNet's (H, K) layout instead of the primitive's choice. */
-dnnl::inner_product_forward::desc FwdDesc(const FCDescs& d, bool has_bias, bool training, bool plain_weights = false) {
+dnnl::inner_product_forward::desc FwdDesc(const FCDescs& d, bool has_bias, bool training) {
   const auto prop = training ? dnnl::prop_kind::forward_training : dnnl::prop_kind::forward_inference;
-  const md wei = plain_weights ? d.wei : d.WeiAny();
-  if (has_bias) return dnnl::inner_product_forward::desc(prop, d.src, wei, d.bias, d.dst);
-  return dnnl::inner_product_forward::desc(prop, d.src, wei, d.dst);
+  if (has_bias) return dnnl::inner_product_forward::desc(prop, d.src, d.WeiAny(), d.bias, d.dst);
+  return dnnl::inner_product_forward::desc(prop, d.src, d.WeiAny(), d.dst);
 }
 
-/*!
- * \brief Whether inference at this batch reads the weight in place as (H, K). At M = 1..2 the
- *        layer is a matrix-vector product bound by reading the weight once, and oneDNN's gemm
- *        on "ab" streams it as fast as (measured: slightly faster than) the blocked brgemm
- *        kernel on its cached copy, and OpenBLAS sgemv no faster; from M = 4 the blocked
- *        kernel is clearly ahead. float32 only: bfloat16 gemm may lack a fast "ab" kernel.
- */
-bool SmallBatchPlainWeights(int64_t M, int dtype, bool training) { return !training && M <= 2 && dtype == kFloat32; }
+// Float32 batches of 1-2 rows do not come here: FCGemv (fc_gemv.h) reads the plain weight.
 
 struct FwdEntry {
   dnnl::inner_product_forward prim;
@@ -78,9 +69,7 @@ void FCForward(const TBlob& x, const TBlob& w, const TBlob* bias, const TBlob& y
   post.AppendKey(&key.v);
   FwdEntry& e = cache.Get(key, [&] {
     FCDescs d(M, K, H, DataType(x.type_flag_), bias != nullptr);
-    dnnl::inner_product_forward::primitive_desc pd(
-        FwdDesc(d, bias != nullptr, training, SmallBatchPlainWeights(M, x.type_flag_, training)), post.ToAttr(),
-        CpuEngine());
+    dnnl::inner_product_forward::primitive_desc pd(FwdDesc(d, bias != nullptr, training), post.ToAttr(), CpuEngine());
     const auto& eng = CpuEngine();
     return FwdEntry{dnnl::inner_product_forward(pd), dnnl::memory(d.src, eng, DNNL_MEMORY_NONE),
                     dnnl::memory(d.dst, eng, DNNL_MEMORY_NONE),
@@ -117,8 +106,8 @@ void FCBackward(const TBlob& dy, const TBlob& x, const TBlob& w, const TBlob* dx
         has_bias ? dnnl::inner_product_forward::desc(dnnl::prop_kind::forward_training, d.src, d.wei, d.bias, d.dst)
                  : dnnl::inner_product_forward::desc(dnnl::prop_kind::forward_training, d.src, d.wei, d.dst),
         eng);
-    dnnl::inner_product_backward_data::primitive_desc dpd(
-        dnnl::inner_product_backward_data::desc(d.src, d.wei, d.dst), eng, hint);
+    dnnl::inner_product_backward_data::primitive_desc dpd(dnnl::inner_product_backward_data::desc(d.src, d.wei, d.dst),
+                                                          eng, hint);
     auto wdesc = has_bias ? dnnl::inner_product_backward_weights::desc(d.src, d.wei, d.bias, d.dst)
                           : dnnl::inner_product_backward_weights::desc(d.src, d.wei, d.dst);
     dnnl::inner_product_backward_weights::primitive_desc wpd(wdesc, eng, hint);
