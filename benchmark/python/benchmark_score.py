@@ -5,11 +5,14 @@ fp32, random weights, random input; for every (network, batch size) a warm-up, t
 timed windows of whole batches, and the median window's images/s is reported (min and max
 go to the JSON too). Every framework runs in its own process, started by this script with
 the same thread count (OMP_NUM_THREADS, MKL_NUM_THREADS, OPENBLAS_NUM_THREADS, and each
-framework's own setting), so no two of them fight for the cores or share a BLAS.
+framework's own setting), so no two of them fight for the cores or share a BLAS. Each network
+runs in every framework in turn before the next network, and --rounds N repeats everything N
+times (figures are medians over rounds): a drifting machine then skews all frameworks alike.
 
 Frameworks (a peer that is not installed is reported as missing, never skipped silently):
   ours         this runtime's mx.gluon.model_zoo.vision, hybridized: ops run imperatively, and
-               hybridized HybridSequentials fold conv + BatchNorm (+ activation) in inference.
+               hybridized HybridSequentials fold conv + BatchNorm (+ activation) in inference
+               (ResNet v1 blocks also fuse their residual sum + ReLU).
   mxnet191     Apache MXNet 1.9.1 from PyPI (benchmark/.peers/mxnet191), the same zoo models,
                hybridized with static_alloc/static_shape as its users run inference.
   torch        Debian's python3-torch with torchvision's models, via /usr/bin/python3: eager
@@ -431,6 +434,9 @@ def main(argv=None):
     p.add_argument("--python", default=None, help="interpreter for ours (default: this one)")
     p.add_argument("--max-load", type=float, default=0,
                    help="before each framework, wait until the load average is below this")
+    p.add_argument("--rounds", type=int, default=1,
+                   help="repeat every (model, framework) run this many times; figures are the "
+                        "medians over rounds")
     p.add_argument("--out-dir", default=os.path.join(ROOT, "benchmark", "results"))
     p.add_argument("--worker", help=argparse.SUPPRESS)
     p.add_argument("--spec", help=argparse.SUPPRESS)
@@ -477,49 +483,64 @@ def main(argv=None):
     onnx_files = {}
     # torch before onnxruntime: the torch process exports the ONNX files.
     order = [f for f in ("ours", "mxnet191", "torch", "onnxruntime") if f in frameworks]
-    for fw in order:
+    for fw in list(order):
         py, env, probe, how = interp[fw]
         missing = available(py, env, probe)
         if missing:
             print("%-11s MISSING (%s); install: %s" % (fw, missing, how), flush=True)
             results["frameworks"][fw] = {"missing": missing, "install": how}
-            continue
-        wspec = dict(spec)
-        if fw == "torch" and "onnxruntime" in frameworks:
-            wspec["onnx_dir"] = os.path.join(args.out_dir, "onnx")
-            os.makedirs(wspec["onnx_dir"], exist_ok=True)
-        if fw == "onnxruntime":
-            wspec["onnx"] = onnx_files
-        shown = " ".join("%s=%s" % (k, env[k]) for k in sorted(env) if k.startswith(
-            ("OMP_", "MKL_", "OPENBLAS_")))
-        wait_quiet(args.max_load)
-        print("%-11s running (%s; %s; load %.2f) ..." % (fw, py, shown, os.getloadavg()[0]),
-              flush=True)
-        results["frameworks"].setdefault(fw, {})
-        t0 = time.time()
-        records, error = run_worker(py, env, fw, wspec, args.timeout)
-        entry = {"records": records, "error": error, "seconds": time.time() - t0,
-                 "env": shown}
-        for r in records:
-            if "info" in r:
-                entry["info"] = r["info"]
-            if "onnx" in r:
-                onnx_files[r["model"]] = r["onnx"]
-        results["frameworks"][fw] = entry
-        print("%-11s done in %.0f s%s" % (fw, entry["seconds"],
-                                          "; ERROR: " + error if error else ""), flush=True)
+            order.remove(fw)
+        else:
+            results["frameworks"][fw] = {"records": [], "errors": [], "seconds": 0.0}
+    # Each model runs in every framework in turn (a process per run), and rounds repeat that:
+    # a machine whose speed drifts (a busy neighbour) then slows every framework's figure of a
+    # model alike instead of whichever framework happened to run then.
+    for rnd in range(args.rounds):
+        for mi, model in enumerate(models):
+            for fw in order:
+                py, env, probe, how = interp[fw]
+                wspec = dict(spec, models=[model], gemm=rnd == 0 and mi == 0)
+                if fw == "torch" and "onnxruntime" in frameworks:
+                    wspec["onnx_dir"] = os.path.join(args.out_dir, "onnx")
+                    os.makedirs(wspec["onnx_dir"], exist_ok=True)
+                if fw == "onnxruntime":
+                    wspec["onnx"] = onnx_files
+                shown = " ".join("%s=%s" % (k, env[k]) for k in sorted(env) if k.startswith(
+                    ("OMP_", "MKL_", "OPENBLAS_")))
+                wait_quiet(args.max_load)
+                print("%-11s %s%s (%s; %s; load %.2f) ..." % (
+                    fw, model, " round %d" % (rnd + 1) if args.rounds > 1 else "", py, shown,
+                    os.getloadavg()[0]), flush=True)
+                t0 = time.time()
+                records, error = run_worker(py, env, fw, wspec, args.timeout)
+                entry = results["frameworks"][fw]
+                entry["seconds"] += time.time() - t0
+                entry["env"] = shown
+                if error:
+                    entry["errors"].append("%s: %s" % (model, error))
+                    entry["error"] = "; ".join(entry["errors"])
+                for r in records:
+                    if "info" in r:
+                        entry.setdefault("info", {}).update(r["info"])
+                    else:
+                        r["round"] = rnd
+                        entry["records"].append(r)
+                    if "onnx" in r:
+                        onnx_files[r["model"]] = r["onnx"]
+                print("%-11s done in %.0f s%s" % (fw, time.time() - t0,
+                                                  "; ERROR: " + error if error else ""), flush=True)
 
     report(results, args)
     return 0
 
 
 def lookup(results, fw, model, batch, variant=None):
+    """Images/s of a case: the median over rounds (None when it has no figure)."""
     entry = results["frameworks"].get(fw, {})
-    for r in entry.get("records", []):
-        if r.get("model") == model and r.get("batch") == batch and "images_per_s" in r:
-            if variant is None or r.get("variant") == variant:
-                return r["images_per_s"]
-    return None
+    rates = [r["images_per_s"] for r in entry.get("records", [])
+             if r.get("model") == model and r.get("batch") == batch and "images_per_s" in r
+             and (variant is None or r.get("variant") == variant)]
+    return statistics.median(rates) if rates else None
 
 
 def report(results, args):
