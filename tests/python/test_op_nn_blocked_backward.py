@@ -355,12 +355,15 @@ def test_backward_chain_stays_blocked_and_skips_the_unused_data_gradient():
     first = [e for e in execs if e[3] == "convolution" and "ic1oc20" in e[-2]]
     assert [e[5] for e in first] == ["backward_weights"], kinds
     # relu backward runs on the conv output's format, and no activation is reordered except
-    # the plain head gradient entering the second pool (4x50x2x2)
+    # the plain head gradient entering the second pool (4x50x2x2) and, as the second conv
+    # (20 input channels) trains channel-last, its 4x20x6x6 input for the weight gradient and
+    # its data gradient going back to the first pool's format
     relu = [e for e in execs if e[3] == "eltwise"]
     assert len(relu) == 2 and all("abcd" not in e[6] and "blocked:a:" not in e[6] for e in relu), relu
     acts = ("4x20x12x12", "4x20x6x6", "4x50x2x2")
     moved = [e[-2] for e in execs if e[3] == "reorder" and e[-2] in acts]
-    assert moved in ([], ["4x50x2x2"]), moved
+    assert [m for m in moved if m != "4x20x6x6"] in ([], ["4x50x2x2"]), moved
+    assert moved.count("4x20x6x6") <= 2, moved
 
 
 test_plain_path = plain_path_rerun(__file__)
