@@ -65,25 +65,6 @@ class CallbackOnComplete {
 /*! \brief Number of completed writes to var (+1 per completed write). */
 uint64_t VarVersion(VarHandle var);
 
-/*!
- * \brief While alive, CPU ops this thread pushes may execute on it, when the engine has nothing
- *        else queued or running (MXNET_ENGINE_INLINE_WHEN_IDLE). The imperative layer opens one
- *        around operator calls: pure computations. Ops that wait for something the pushing
- *        thread does after the push must not be pushed under it.
- */
-class InlineWhenIdleScope {
- public:
-  InlineWhenIdleScope();
-  ~InlineWhenIdleScope();
-  InlineWhenIdleScope(const InlineWhenIdleScope&) = delete;
-  InlineWhenIdleScope& operator=(const InlineWhenIdleScope&) = delete;
-  /*! \brief Whether the calling thread is inside one. */
-  static bool Active();
-
- private:
-  bool outer_;
-};
-
 }  // namespace engine
 
 class Engine {

@@ -97,16 +97,6 @@ void Engine::WaitToWrite(engine::VarHandle var) {
   WaitForVar(var);
 }
 
-namespace engine {
-namespace {
-thread_local bool tls_inline_when_idle = false;
-}  // namespace
-
-InlineWhenIdleScope::InlineWhenIdleScope() : outer_(tls_inline_when_idle) { tls_inline_when_idle = true; }
-InlineWhenIdleScope::~InlineWhenIdleScope() { tls_inline_when_idle = outer_; }
-bool InlineWhenIdleScope::Active() { return tls_inline_when_idle; }
-}  // namespace engine
-
 void Engine::SetOprHooks(const OprHooks* hooks) { g_opr_hooks.store(hooks, std::memory_order_release); }
 
 namespace engine {

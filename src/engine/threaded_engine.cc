@@ -8,8 +8,6 @@
 #include "engine/device_backend.h"
 #include "engine/live_engines.h"
 #include "engine/opr_error.h"
-#include "engine/thread_policy.h"
-#include "mxnet/env.h"
 #include "mxnet/error.h"
 
 namespace mxnet {
@@ -168,33 +166,10 @@ void ThreadedEngine::PushBlock(Opr* opr, Context exec_ctx, int priority) {
   if (block->wait.fetch_sub(ready, std::memory_order_acq_rel) == ready) {
     if (opr->is_wait || exiting_.load(std::memory_order_relaxed)) {
       ExecuteOprBlock(RunContext{exec_ctx}, block);
-    } else if (RunsOnPusher(block)) {
-      ExecuteOnPusher(block);
     } else {
       PushToExecute(block, true);
     }
   }
-}
-
-bool ThreadedEngine::RunsOnPusher(const OprBlock* block) const {
-  // pending_ counts this op: 1 means no other op is queued or running anywhere, so running it
-  // here overtakes nothing and leaves no worker waiting for work it could have done.
-  return InlineWhenIdleScope::Active() && tls_worker_of == nullptr && block->opr->prop == FnProperty::kNormal &&
-         block->ctx.dev_type == Context::kCPU && pending_.load(std::memory_order_acquire) == 1 &&
-         !stopped_.load(std::memory_order_relaxed) && env::GetBool(env::Var::MXNET_ENGINE_INLINE_WHEN_IDLE);
-}
-
-void ThreadedEngine::ExecuteOnPusher(OprBlock* block) {
-  // The op gets the OpenMP team size a CPU worker would give it.
-  thread_local int omp_threads = -1;
-  if (omp_threads != config_.omp_threads_per_worker) {
-    SetOmpThreadsForThisThread(config_.omp_threads_per_worker);
-    omp_threads = config_.omp_threads_per_worker;
-  }
-  // Inside the op this thread counts as a worker: a wait from there is refused, not a hang.
-  tls_worker_of = this;
-  ExecuteOprBlock(RunContext{block->ctx}, block);
-  tls_worker_of = nullptr;
 }
 
 void ThreadedEngine::Dispatch(OprBlock* block) {

@@ -92,9 +92,6 @@ class ThreadedEngine : public Engine {
   static void OnCompleteStatic(void* engine, void* block, std::exception_ptr error);
   void OnComplete(OprBlock* block, std::exception_ptr error);
   void PushBlock(Opr* opr, Context exec_ctx, int priority);
-  /*! \brief Whether a ready op may run on the pushing thread (see InlineWhenIdleScope). */
-  bool RunsOnPusher(const OprBlock* block) const;
-  void ExecuteOnPusher(OprBlock* block);
   void Dispatch(OprBlock* block);
   static void DispatchStatic(void* engine, OprBlock* block);
   void InheritException(OprBlock* block);

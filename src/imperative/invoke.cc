@@ -111,8 +111,8 @@ void Invoke(Context default_ctx, const op::NodeAttrs& attrs, const std::vector<N
     MX_CHECK_KIND(!inputs[i]->is_none(), "ValueError") << op->name << ": input " << i << " is an empty (none) array";
   const Context ctx = ResolveContext(default_ctx, attrs, inputs);
   const op::FCompute* fcompute = op->GetCompute(ctx.dev_type);
-  MX_CHECK_KIND(fcompute != nullptr, "ValueError") << op->name << ": no kernel for " << ctx.ToString()
-                                                   << (ctx.dev_type == Context::kGPU ? " (built without CUDA)" : "");
+  MX_CHECK_KIND(fcompute != nullptr, "ValueError")
+      << op->name << ": no kernel for " << ctx.ToString() << (ctx.dev_type == Context::kGPU ? " (built without CUDA)" : "");
 
   // Shapes and dtypes: inputs known, outputs known only when given.
   std::vector<TShape> ishape(nin), oshape(nout);
@@ -143,9 +143,9 @@ void Invoke(Context default_ctx, const op::NodeAttrs& attrs, const std::vector<N
     if (outputs[i]->is_none()) {
       *outputs[i] = NDArray(oshape[i], ctx, true, otype[i]);
     } else {
-      MX_CHECK_KIND(outputs[i]->ctx() == ctx, "ValueError")
-          << op->name << ": output " << i << " is on " << outputs[i]->ctx().ToString() << ", inputs on "
-          << ctx.ToString();
+      MX_CHECK_KIND(outputs[i]->ctx() == ctx, "ValueError") << op->name << ": output " << i << " is on "
+                                                           << outputs[i]->ctx().ToString() << ", inputs on "
+                                                           << ctx.ToString();
     }
   }
 
@@ -196,10 +196,8 @@ void Invoke(Context default_ctx, const op::NodeAttrs& attrs, const std::vector<N
       op::Resource res;
       res.type = r.type;
       res.ctx = ctx;
-      if (r.type == op::ResourceRequest::kTempSpace)
-        res.space = std::make_shared<op::TempSpace>();
-      else
-        res.random = NextRandomStream(ctx);
+      if (r.type == op::ResourceRequest::kTempSpace) res.space = std::make_shared<op::TempSpace>();
+      else res.random = NextRandomStream(ctx);
       opctx.requested.push_back(std::move(res));
     }
   }
@@ -212,8 +210,6 @@ void Invoke(Context default_ctx, const op::NodeAttrs& attrs, const std::vector<N
   std::vector<bool> in_written(nin);
   for (uint32_t i = 0; i < nin; ++i)
     in_written[i] = std::find(writes.begin(), writes.end(), inputs[i]->var()) != writes.end();
-  // An operator is a pure computation: when the engine is idle it may run right here.
-  engine::InlineWhenIdleScope may_run_here;
   Engine::Get()->PushSync(
       [fn, shared_attrs, opctx, in_copy, run_out, req, keep_layout, in_written](RunContext rctx) mutable {
         std::vector<TBlob> ib(in_copy.size()), ob(run_out.size());
