@@ -123,34 +123,14 @@ void PostOps::AppendKey(std::vector<int64_t>* key) const {
   }
 }
 
-bool FastReorder(const dnnl::memory::desc& from, const void* src, const dnnl::memory::desc& to, void* dst) {
-  if (from == to) {
-    if (src != dst) {
-      const auto* in = static_cast<const char*>(src);
-      auto* out = static_cast<char*>(dst);
-      ParallelChunks(static_cast<int64_t>(from.get_size()),
-                     [&](int64_t b, int64_t e) { std::memcpy(out + b, in + b, static_cast<size_t>(e - b)); });
-    }
-    return true;
+bool SameFormatCopy(const dnnl::memory::desc& from, const void* src, const dnnl::memory::desc& to, void* dst) {
+  if (from != to) return false;
+  if (src != dst) {
+    const auto* in = static_cast<const char*>(src);
+    auto* out = static_cast<char*>(dst);
+    ParallelChunks(static_cast<int64_t>(from.get_size()),
+                   [&](int64_t b, int64_t e) { std::memcpy(out + b, in + b, static_cast<size_t>(e - b)); });
   }
-  using tag = dnnl::memory::format_tag;
-  const dnnl::memory::dims d = from.dims();
-  if (d.size() != 4 || from.data_type() != dnnl::memory::data_type::f32 ||
-      from != dnnl::memory::desc(d, dnnl::memory::data_type::f32, tag::abcd) ||
-      to != dnnl::memory::desc(d, dnnl::memory::data_type::f32, tag::acdb))
-    return false;
-  const int64_t C = d[1], H = d[2], W = d[3];
-  const auto* in = static_cast<const float*>(src);
-  auto* out = static_cast<float*>(dst);
-  // One output row (n, h) per index: W x C values, read from C input rows.
-  ParallelFor(d[0] * H, [&](int64_t nh) {
-    const int64_t n = nh / H, h = nh % H;
-    float* row = out + nh * W * C;
-    for (int64_t c = 0; c < C; ++c) {
-      const float* plane_row = in + ((n * C + c) * H + h) * W;
-      for (int64_t w = 0; w < W; ++w) row[w * C + c] = plane_row[w];
-    }
-  });
   return true;
 }
 

@@ -39,7 +39,7 @@ const NDArray* LayoutOutputArray(size_t i) {
 
 /*! \brief Reorders src (described by from) into dst (described by to) on this thread's stream. */
 void Reorder(const dnnl::memory::desc& from, const void* src, const dnnl::memory::desc& to, void* dst) {
-  if (FastReorder(from, src, to, dst)) return;
+  if (SameFormatCopy(from, src, to, dst)) return;
   thread_local PrimitiveCache<ReorderEntry> cache;
   Key key;
   AddDescKey(&key, from);
