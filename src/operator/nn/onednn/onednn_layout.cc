@@ -107,8 +107,7 @@ void CopyInputInto(size_t i, const TBlob& x, const dnnl::memory::desc& plain, co
     return;
   }
   PlainInput(i);
-  if (x.dptr_ == dst && plain == to) return;  // already in place
-  Reorder(plain, x.dptr_, to, dst);
+  Reorder(plain, x.dptr_, to, dst);  // same memory and format: SameFormatCopy leaves it
 }
 
 bool CanLeaveBlocked(size_t i, const TBlob& y) {
