@@ -1,5 +1,10 @@
 # oneDNN 2.x as Debian's libdnnl-dev ships it; provides oneDNN::oneDNN.
-find_package(dnnl CONFIG QUIET)
+# Debian's dnnl-config.cmake hard-requires OpenCL (its GPU runtime), which libdnnl-dev only
+# recommends: without the OpenCL headers, find the CPU library directly instead.
+find_package(OpenCL QUIET)
+if(OpenCL_FOUND)
+  find_package(dnnl CONFIG QUIET)
+endif()
 if(dnnl_FOUND AND TARGET DNNL::dnnl)
   if(NOT TARGET oneDNN::oneDNN)
     add_library(oneDNN::oneDNN INTERFACE IMPORTED)

@@ -5,7 +5,7 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 
-packages=(build-essential cmake ccache git pkg-config libdnnl-dev libopenblas-dev libopenblas0-openmp
+packages=(build-essential cmake ccache git pkg-config libdnnl-dev ocl-icd-opencl-dev libopenblas-dev libopenblas0-openmp
           libdmlc-dev libgtest-dev libgmock-dev libbenchmark-dev libomp-dev python3 python3-venv python3-dev
           python3-numpy dataset-fashion-mnist)
 missing=()
