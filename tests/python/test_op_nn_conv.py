@@ -114,6 +114,10 @@ CONV = [
     conv_case("2d_explicit_nchw", (1, 2, 4, 4), 2, (2, 2), layout="NCHW"),
     # 8+ input channels, not a multiple of 16: oneDNN training runs on channel-last activations.
     conv_case("2d_20_channels", (2, 20, 6, 6), 24, (3, 3), pad=(1, 1)),
+    # Under 8 input channels, float32 weight gradients run FewChannelWeightGrad: output channels
+    # spanning two and three blocks of 8, kernels wider than its 4-column groups.
+    conv_case("2d_1_channel_5x5", (3, 1, 9, 8), 9, (5, 5), stride=(2, 1), pad=(2, 1)),
+    conv_case("2d_3_channels_7x7", (2, 3, 9, 9), 17, (7, 7), stride=(2, 2), pad=(3, 3), dilate=(1, 1)),
 ]
 
 DECONV = [

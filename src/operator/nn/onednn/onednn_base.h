@@ -46,8 +46,16 @@ dnnl::stream& ThreadStream();
 
 /*! \brief oneDNN data type of a dtype flag; undef when oneDNN has no kernels for it. */
 dnnl::memory::data_type DataType(int dtype);
-/*! \brief float32 and bfloat16: the dtypes our oneDNN paths are written for. */
-inline bool SupportedType(int dtype) { return dtype == kFloat32 || dtype == kBfloat16; }
+/*!
+ * \brief Whether this CPU runs oneDNN's bfloat16 kernels: they need AVX-512 (avx512_core); on
+ *        an AVX2-only CPU oneDNN 2.6 has no bfloat16 convolution at all.
+ */
+bool CpuHasBfloat16Kernels();
+/*!
+ * \brief float32 always, bfloat16 where the CPU has its kernels: the dtypes our oneDNN paths
+ *        run. Others take the plain kernels (bfloat16 computed through float32).
+ */
+inline bool SupportedType(int dtype) { return dtype == kFloat32 || (dtype == kBfloat16 && CpuHasBfloat16Kernels()); }
 
 dnnl::memory::dims Dims(const TShape& s);
 /*! \brief a, ab, abc, ... : the row-major tag of a rank. */

@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "operator/nn/conv_wgrad_few_channels.h"
 #include "operator/nn/onednn/onednn_layout.h"
 #include "operator/nn/onednn/onednn_operand.h"
 
@@ -101,6 +102,9 @@ struct Problem {
   bool has_bias{false};
   // Training pins activations to channel-last (see TrainChannelLast).
   bool train_channel_last{false};
+  // The weight gradient runs FewChannelWeightGrad instead of oneDNN's (see UseFewChannelWgrad).
+  bool few_channel_wgrad{false};
+  WgradGeom wgrad{};
   Key key;
 };
 
@@ -140,6 +144,10 @@ Problem MakeProblem(bool deconv, const ConvGeom& g, const std::vector<int64_t>* 
   }
   p.has_bias = has_bias;
   p.train_channel_last = TrainChannelLast(deconv, g, dtype);
+  p.few_channel_wgrad = !deconv && !cl && g.nsp == 2 && g.G == 1 && dtype == kFloat32 && UseFewChannelWgrad(g.C);
+  if (p.few_channel_wgrad)
+    p.wgrad = WgradGeom{g.N,    g.C,    g.F,    g.in[1], g.in[2], g.out[1], g.out[2], g.k[1],
+                        g.k[2], g.s[1], g.s[2], g.p[1],  g.p[2],  g.d[1],   g.d[2]};
   p.strides = Spatial(g, g.s);
   p.dilates = Spatial(g, g.d, 1);  // oneDNN counts dilation from 0
   p.pad_l = Spatial(g, g.p);
@@ -227,6 +235,28 @@ void RunForward(const Problem& p, bool training, const TBlob& x, const TBlob& w,
   if (by) SetBlockedOutput(0, std::move(by));
 }
 
+/*! \brief dw and db through FewChannelWeightGrad: x read plain, dy in nChw8c (as it is, or a copy). */
+void FewChannelBackwardWeights(const Problem& p, const TBlob& dy, const TBlob& x, const TBlob* dw, const TBlob* db) {
+  PlainInput(1);
+  const md blocked(p.dst.dims(), dt::f32, dnnl::memory::format_tag::aBcd8b);
+  const std::shared_ptr<const BlockedData> bdy = BlockedInput(0, dy);
+  thread_local std::vector<float> dy_copy, dw_scratch;
+  const float* dy8;
+  if (bdy && bdy->desc() == blocked) {
+    dy8 = static_cast<const float*>(bdy->ptr());
+  } else {
+    dy_copy.resize(blocked.get_size() / sizeof(float));
+    CopyInputInto(0, dy, p.dst, blocked, dy_copy.data());
+    dy8 = dy_copy.data();
+  }
+  float* dwp = dw ? dw->dptr<float>() : nullptr;
+  if (!dwp) {
+    dw_scratch.resize(p.wei.get_size() / sizeof(float));
+    dwp = dw_scratch.data();
+  }
+  FewChannelWeightGrad(p.wgrad, x.dptr<float>(), dy8, dwp, db ? db->dptr<float>() : nullptr);
+}
+
 template <bool kD>
 struct BwdEntry {
   typename Prims<kD>::BwdData data;
@@ -283,7 +313,9 @@ void RunBackward(const Problem& p, const TBlob& dy, const TBlob& x, const TBlob&
     gx.Finish();
     s.wait();
   }
-  if (dw || db) {
+  if ((dw || db) && p.few_channel_wgrad) {
+    FewChannelBackwardWeights(p, dy, x, dw, db);
+  } else if (dw || db) {
     // oneDNN computes both together; a missing one goes to scratch.
     InputOperand in(1, x, p.src, e.w_src);
     InputOperand gy(0, dy, p.dst, e.w_ddst);

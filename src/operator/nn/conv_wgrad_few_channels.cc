@@ -1,0 +1,157 @@
+/*!
+ * \file conv_wgrad_few_channels.cc
+ * \brief See conv_wgrad_few_channels.h.
+ */
+#include "operator/nn/conv_wgrad_few_channels.h"
+
+#include <algorithm>
+#include <vector>
+
+namespace mxnet {
+namespace op {
+namespace {
+
+constexpr int64_t L = kWgradLanes;
+// Kernel columns summed side by side: independent accumulators hide the add latency and
+// share each dy load.
+constexpr int64_t kCols = 4;
+
+typedef float Lanes __attribute__((vector_size(L * sizeof(float))));
+
+inline Lanes Load(const float* p) {
+  Lanes v;
+  __builtin_memcpy(&v, p, sizeof(v));
+  return v;
+}
+
+/*! \brief The image's channel c zero-padded by (ph, pw) on every side, so no tap is out of range. */
+void PadChannel(const WgradGeom& g, const float* xc, int64_t Hp, int64_t Wp, float* out) {
+  std::fill(out, out + Hp * Wp, 0.f);
+  for (int64_t h = 0; h < g.H; ++h) std::copy(xc + h * g.W, xc + (h + 1) * g.W, out + (h + g.ph) * Wp + g.pw);
+}
+
+/*!
+ * \brief a[b][t] += sum over one output row of dy block b times x at kernel column j0 + t, for
+ *        b < kB, t < kN. Each dy load serves kN columns and each x value kB blocks; the fixed
+ *        trip counts unroll so the accumulators stay in registers.
+ */
+template <int kB, int kN>
+inline void SumRow(const WgradGeom& g, const float* xr, const float* const* dyr, Lanes (*a)[kCols]) {
+  Lanes acc[kB][kN];
+#pragma GCC unroll 2
+  for (int b = 0; b < kB; ++b)
+#pragma GCC unroll 4
+    for (int t = 0; t < kN; ++t) acc[b][t] = a[b][t];
+  const int64_t sw = g.sw, dw = g.dw;
+  for (int64_t ow = 0; ow < g.OW; ++ow) {
+    Lanes d[kB];
+#pragma GCC unroll 2
+    for (int b = 0; b < kB; ++b) d[b] = Load(dyr[b] + ow * L);
+    const float* xp = xr + ow * sw;
+#pragma GCC unroll 4
+    for (int t = 0; t < kN; ++t) {
+      const float v = xp[t * dw];
+#pragma GCC unroll 2
+      for (int b = 0; b < kB; ++b) acc[b][t] += d[b] * v;
+    }
+  }
+#pragma GCC unroll 2
+  for (int b = 0; b < kB; ++b)
+#pragma GCC unroll 4
+    for (int t = 0; t < kN; ++t) a[b][t] = acc[b][t];
+}
+
+template <int kB>
+void SumRowCols(const WgradGeom& g, int64_t nj, const float* xr, const float* const* dyr, Lanes (*a)[kCols]) {
+  switch (nj) {
+    case 4:
+      SumRow<kB, 4>(g, xr, dyr, a);
+      break;
+    case 3:
+      SumRow<kB, 3>(g, xr, dyr, a);
+      break;
+    case 2:
+      SumRow<kB, 2>(g, xr, dyr, a);
+      break;
+    default:
+      SumRow<kB, 1>(g, xr, dyr, a);
+      break;
+  }
+}
+
+/*! \brief Adds one image's contribution to acc ([Fb][C][kh][kw][L]) and bacc ([Fb][L]). */
+void AddImage(const WgradGeom& g, int64_t Fb, const float* x, const float* dy, float* acc, float* bacc,
+              std::vector<float>* pad) {
+  const int64_t Hp = g.H + 2 * g.ph, Wp = g.W + 2 * g.pw, plane = g.OH * g.OW * L;
+  pad->resize(g.C * Hp * Wp);
+  for (int64_t c = 0; c < g.C; ++c) PadChannel(g, x + c * g.H * g.W, Hp, Wp, pad->data() + c * Hp * Wp);
+  if (bacc) {
+    for (int64_t fb = 0; fb < Fb; ++fb) {
+      Lanes b = {};
+      for (int64_t i = 0; i < g.OH * g.OW; ++i) b += Load(dy + fb * plane + i * L);
+      for (int64_t l = 0; l < L; ++l) bacc[fb * L + l] += b[l];
+    }
+  }
+  // Output-channel blocks two at a time (kRows), kernel columns kCols at a time.
+  constexpr int64_t kRows = 2;
+  for (int64_t fb0 = 0; fb0 < Fb; fb0 += kRows) {
+    const int64_t nb = std::min(kRows, Fb - fb0);
+    for (int64_t c = 0; c < g.C; ++c) {
+      const float* xc = pad->data() + c * Hp * Wp;
+      for (int64_t i = 0; i < g.kh; ++i) {
+        for (int64_t j0 = 0; j0 < g.kw; j0 += kCols) {
+          const int64_t nj = std::min(kCols, g.kw - j0);
+          Lanes a[kRows][kCols] = {};
+          for (int64_t oh = 0; oh < g.OH; ++oh) {
+            const float* xr = xc + (oh * g.sh + i * g.dh) * Wp + j0 * g.dw;
+            const float* dyr[kRows];
+            for (int64_t b = 0; b < nb; ++b) dyr[b] = dy + (fb0 + b) * plane + oh * g.OW * L;
+            if (nb == 2)
+              SumRowCols<2>(g, nj, xr, dyr, a);
+            else
+              SumRowCols<1>(g, nj, xr, dyr, a);
+          }
+          for (int64_t b = 0; b < nb; ++b) {
+            float* out = acc + ((((fb0 + b) * g.C + c) * g.kh + i) * g.kw + j0) * L;
+            for (int64_t t = 0; t < nj; ++t)
+              for (int64_t l = 0; l < L; ++l) out[t * L + l] += a[b][t][l];
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void FewChannelWeightGrad(const WgradGeom& g, const float* x, const float* dy8, float* dw, float* db) {
+  const int64_t Fb = (g.F + L - 1) / L;
+  const int64_t wsize = Fb * g.C * g.kh * g.kw * L, bsize = Fb * L;
+  // Fixed chunks of images, independent of the thread count; each sums into its own slot.
+  const int64_t chunks = std::min<int64_t>(g.N, 16);
+  std::vector<float> acc(chunks * wsize, 0.f), bacc(db ? chunks * bsize : 0, 0.f);
+  const int64_t in_image = g.C * g.H * g.W, out_image = Fb * g.OH * g.OW * L;
+#pragma omp parallel for schedule(static)
+  for (int64_t k = 0; k < chunks; ++k) {
+    std::vector<float> pad;
+    const int64_t n0 = g.N * k / chunks, n1 = g.N * (k + 1) / chunks;
+    for (int64_t n = n0; n < n1; ++n)
+      AddImage(g, Fb, x + n * in_image, dy8 + n * out_image, acc.data() + k * wsize,
+               db ? bacc.data() + k * bsize : nullptr, &pad);
+  }
+  for (int64_t k = 1; k < chunks; ++k) {
+    for (int64_t i = 0; i < wsize; ++i) acc[i] += acc[k * wsize + i];
+    for (int64_t i = 0; db && i < bsize; ++i) bacc[i] += bacc[k * bsize + i];
+  }
+  // [Fb][C][kh][kw][L] -> (F, C, kh, kw)
+  const int64_t per_c = g.kh * g.kw;
+  for (int64_t f = 0; f < g.F; ++f)
+    for (int64_t c = 0; c < g.C; ++c)
+      for (int64_t t = 0; t < per_c; ++t)
+        dw[(f * g.C + c) * per_c + t] = acc[(((f / L) * g.C + c) * per_c + t) * L + f % L];
+  if (db)
+    for (int64_t f = 0; f < g.F; ++f) db[f] = bacc[f];
+}
+
+}  // namespace op
+}  // namespace mxnet

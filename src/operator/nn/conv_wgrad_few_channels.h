@@ -1,0 +1,43 @@
+/*!
+ * \file conv_wgrad_few_channels.h
+ * \brief Weight (and bias) gradient of a 2-D float32 convolution with few input channels (a
+ *        network's first layer), reading dy in oneDNN's nChw8c blocking: 8 output channels per
+ *        vector, each multiplied by one input pixel.
+ *
+ * Why not oneDNN's: its kernels pad the input channels to 8, so a 1-channel input costs 8x the
+ * work (LeNet's 1 -> 20 5x5 conv on 64x1x28x28: 2.4-2.6 ms per weight gradient), and pinning
+ * the input plain or channel-last selects its reference kernel, slower still.
+ */
+#ifndef MXNET_OPERATOR_NN_CONV_WGRAD_FEW_CHANNELS_H_
+#define MXNET_OPERATOR_NN_CONV_WGRAD_FEW_CHANNELS_H_
+
+#include <cstdint>
+
+namespace mxnet {
+namespace op {
+
+/*! \brief Output channels per dy block (nChw8c). */
+constexpr int64_t kWgradLanes = 8;
+
+struct WgradGeom {
+  int64_t N, C, F;                 // batch, input channels, output channels (F <= Fb * 8)
+  int64_t H, W, OH, OW;            // input and output spatial sizes
+  int64_t kh, kw, sh, sw, ph, pw;  // kernel, stride, top/left padding
+  int64_t dh, dw;                  // dilation (1 = dense)
+};
+
+/*! \brief Whether the weight gradient of a convolution with C input channels goes here. */
+inline bool UseFewChannelWgrad(int64_t C) { return C < kWgradLanes; }
+
+/*!
+ * \brief dw (F, C, kh, kw) = sum over images and output pixels of dy * the input pixel each
+ *        weight met; db (F), when not null, = sum of dy. x is plain NCHW; dy8 is
+ *        [N][ceil(F/8)][OH][OW][8]. Both are overwritten. The sum runs over fixed chunks of
+ *        images added in order, so the result does not depend on the thread count.
+ */
+void FewChannelWeightGrad(const WgradGeom& g, const float* x, const float* dy8, float* dw, float* db);
+
+}  // namespace op
+}  // namespace mxnet
+
+#endif  // MXNET_OPERATOR_NN_CONV_WGRAD_FEW_CHANNELS_H_
