@@ -6,7 +6,7 @@
  *
  * Why not oneDNN's (AVX2, single thread, float32): with a 1-channel input it pads the channels
  * to 8 (LeNet's 1 -> 20 5x5 on 64x1x28x28: 5.1 ms, this kernel 1.2 ms); with 3 channels it
- * runs unpadded but at about half this kernel's rate (ResNet's 7x7/2 stem at batch 32: 173
+ * runs unpadded but at about two thirds of this kernel's rate (ResNet's 7x7/2 stem at batch 32: 173
  * against 114 ms; AlexNet's 11x11/4 at batch 16: 60 against 47 ms). Pinning its input plain
  * or channel-last selects its reference kernel, slower still.
  */
