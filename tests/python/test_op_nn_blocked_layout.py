@@ -316,3 +316,30 @@ def test_residual_add_and_concat_keep_the_blocked_format():
 
 
 test_plain_path = plain_path_rerun(__file__)
+
+
+# ---- pooling a plain input that oneDNN pools slowly in plain layout ----
+
+_PLAIN_POOL = """
+import numpy as np, mxnet as mx
+x = np.random.RandomState(3).rand(2, 16, 23, 23).astype('f')
+y = mx.nd.Pooling(mx.nd.array(x), kernel=(3, 3), stride=(2, 2), pool_type='max')
+ref = np.full((2, 16, 11, 11), -np.inf, 'f')
+for i in range(3):
+    for j in range(3):
+        ref = np.maximum(ref, x[:, :, i:i + 21:2, j:j + 21:2])
+print('MAXDIFF', float(np.abs(y.asnumpy() - ref).max()))
+"""
+
+
+@pytest.mark.skipif(os.environ.get("MXNET_ONEDNN_ENABLED") == "0", reason="needs the oneDNN path")
+def test_max_pool_of_a_plain_input_runs_on_channel_blocks_when_plain_is_slow():
+    out = run_onednn_verbose(_PLAIN_POOL)
+    assert "MAXDIFF 0.0" in out, out[-2000:]
+    pools = [e for e in onednn_execs(out) if e[3] == "pooling_v2"]
+    assert len(pools) == 1, pools
+    # never oneDNN's non-JIT plain kernels: either a JIT kernel takes the plain tensor, or the
+    # input is copied into channel blocks (where the JIT kernel runs) and the output stays there
+    assert not pools[0][4].startswith(("simple", "ref")), pools[0]
+    if "abcd" not in pools[0][6]:
+        assert "aBcd8b" in pools[0][6] or "aBcd16b" in pools[0][6], pools[0]

@@ -36,13 +36,21 @@ int64_t CacheCapacity() {
 uint64_t PrimitivesBuilt() { return primitives_built.load(); }
 void CountPrimitiveBuilt() { primitives_built.fetch_add(1, std::memory_order_relaxed); }
 
-bool CpuHasBfloat16Kernels() {
+namespace {
+bool CpuHasAvx512Core() {
   static const bool has = [] {
     const auto isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
     const auto need = static_cast<unsigned>(dnnl::cpu_isa::avx512_core);
     return (isa & need) == need;  // ISA values are feature masks: avx2_vnni is not a superset
   }();
   return has;
+}
+}  // namespace
+
+bool CpuHasBfloat16Kernels() { return CpuHasAvx512Core(); }
+
+dnnl::memory::format_tag NativeChannelBlocking() {
+  return CpuHasAvx512Core() ? dnnl::memory::format_tag::aBcd16b : dnnl::memory::format_tag::aBcd8b;
 }
 
 dnnl::engine& CpuEngine() {

@@ -51,6 +51,8 @@ dnnl::memory::data_type DataType(int dtype);
  *        an AVX2-only CPU oneDNN 2.6 has no bfloat16 convolution at all.
  */
 bool CpuHasBfloat16Kernels();
+/*! \brief nChw16c on AVX-512 CPUs, nChw8c otherwise: the channel blocking oneDNN's JIT kernels use. */
+dnnl::memory::format_tag NativeChannelBlocking();
 /*!
  * \brief float32 always, bfloat16 where the CPU has its kernels: the dtypes our oneDNN paths
  *        run. Others take the plain kernels (bfloat16 computed through float32).
