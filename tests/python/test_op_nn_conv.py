@@ -118,6 +118,9 @@ CONV = [
     # spanning two and three blocks of 8, kernels wider than its 4-column groups.
     conv_case("2d_1_channel_5x5", (3, 1, 9, 8), 9, (5, 5), stride=(2, 1), pad=(2, 1)),
     conv_case("2d_3_channels_7x7", (2, 3, 9, 9), 17, (7, 7), stride=(2, 2), pad=(3, 3), dilate=(1, 1)),
+    # AlexNet's first-layer geometry: where oneDNN picks its gemm kernel for the forward,
+    # FewChannelConvForward runs it.
+    conv_case("2d_3_channels_11x11_stride4", (2, 3, 23, 23), 10, (11, 11), stride=(4, 4), pad=(2, 2)),
 ]
 
 DECONV = [

@@ -10,9 +10,11 @@
 #include "operator/nn/onednn/onednn_conv.h"
 
 #include <memory>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "operator/nn/conv_fwd_few_channels.h"
 #include "operator/nn/conv_wgrad_few_channels.h"
 #include "operator/nn/onednn/onednn_layout.h"
 #include "operator/nn/onednn/onednn_operand.h"
@@ -180,7 +182,39 @@ struct FwdEntry {
   WeightOperand wei;
   LayoutBridge dst;
   dnnl::memory bias;
+  // The primitive is oneDNN's gemm-based kernel and FewChannelConvForward takes the problem.
+  bool few_channel_direct{false};
 };
+
+/*!
+ * \brief Whether FewChannelConvForward may replace the primitive: a few-channel problem (as for
+ *        the weight gradient) with no post-op but a plain ReLU, where oneDNN chose its gemm-based
+ *        kernel (its direct AVX2 kernels do not take, e.g., AlexNet's 11x11/4 first layer).
+ */
+bool FewChannelForwardFits(const Problem& p, const PostOps& post, const char* impl) {
+  if (!p.few_channel_wgrad || post.sum_scale != 0.f || post.eltwise.size() > 1) return false;
+  if (!post.eltwise.empty()) {
+    const PostOps::Eltwise& e = post.eltwise[0];
+    if (e.alg != dnnl::algorithm::eltwise_relu || e.alpha != 0.f) return false;
+  }
+  return std::string(impl).find("gemm") != std::string::npos;
+}
+
+/*! \brief The forward through FewChannelConvForward, y left in nChw8c where the op allows. */
+void FewChannelForward(const Problem& p, const TBlob& x, const TBlob& w, const TBlob* bias, const TBlob& y,
+                       const PostOps& post) {
+  PlainInput(0);
+  PlainInput(1);
+  PlainInput(2);
+  const md blocked(p.dst.dims(), dt::f32, dnnl::memory::format_tag::aBcd8b);
+  auto by = std::make_shared<BlockedData>(blocked, p.dst);
+  FewChannelConvForward(p.wgrad, x.dptr<float>(), w.dptr<float>(), bias ? bias->dptr<float>() : nullptr,
+                        !post.eltwise.empty(), static_cast<float*>(by->ptr()));
+  if (CanLeaveBlocked(0, y))
+    SetBlockedOutput(0, std::move(by));
+  else
+    by->ToPlain(y.dptr_);
+}
 
 template <bool kD>
 void RunForward(const Problem& p, bool training, const TBlob& x, const TBlob& w, const TBlob* bias, const TBlob& y,
@@ -194,8 +228,10 @@ void RunForward(const Problem& p, bool training, const TBlob& x, const TBlob& w,
     FwdEntry<kD> n{typename Prims<kD>::Fwd(pd), LayoutBridge(p.src, pd.src_desc()),
                    WeightOperand(p.wei, pd.weights_desc()), LayoutBridge(p.dst, pd.dst_desc()), dnnl::memory()};
     if (p.has_bias) n.bias = dnnl::memory(p.bias, CpuEngine(), DNNL_MEMORY_NONE);
+    n.few_channel_direct = !kD && FewChannelForwardFits(p, post, pd.impl_info_str());
     return n;
   });
+  if (e.few_channel_direct) return FewChannelForward(p, x, w, bias, y, post);
   dnnl::stream& s = ThreadStream();
   // Blocked propagation (onednn_layout.h): x already in the primitive's format is read as is;
   // y stays in the primitive's format when the op allows it (the next oneDNN op reads it,
