@@ -12,15 +12,15 @@
 #include <random>
 #include <vector>
 
+#include "few_channel_geometry.h"
+
 namespace mxnet {
 namespace op {
 namespace {
 
-int64_t OutSize(int64_t n, int64_t k, int64_t s, int64_t p, int64_t d) { return (n + 2 * p - d * (k - 1) - 1) / s + 1; }
-
 void Check(int64_t N, int64_t C, int64_t F, int64_t H, int64_t W, int64_t k, int64_t s, int64_t p, int64_t d,
            bool with_bias, bool relu) {
-  const WgradGeom g{N, C, F, H, W, OutSize(H, k, s, p, d), OutSize(W, k, s, p, d), k, k, s, s, p, p, d, d};
+  const WgradGeom g = test::Geom(N, C, F, H, W, k, k, s, s, p, d);
   const int64_t L = kWgradLanes, Fb = (F + L - 1) / L;
   std::mt19937 gen(static_cast<unsigned>(N * 1000 + C * 100 + F * 10 + k));
   std::uniform_real_distribution<float> u(-1.f, 1.f);

@@ -11,16 +11,13 @@
 #include <random>
 #include <vector>
 
+#include "few_channel_geometry.h"
+
 namespace mxnet {
 namespace op {
 namespace {
 
-int64_t OutSize(int64_t n, int64_t k, int64_t s, int64_t p, int64_t d) { return (n + 2 * p - d * (k - 1) - 1) / s + 1; }
-
-WgradGeom Geom(int64_t N, int64_t C, int64_t F, int64_t H, int64_t W, int64_t kh, int64_t kw, int64_t sh, int64_t sw,
-               int64_t p, int64_t d) {
-  return WgradGeom{N, C, F, H, W, OutSize(H, kh, sh, p, d), OutSize(W, kw, sw, p, d), kh, kw, sh, sw, p, p, d, d};
-}
+using test::Geom;
 
 void Check(const WgradGeom& g, bool with_bias) {
   const int64_t L = kWgradLanes, Fb = (g.F + L - 1) / L;
