@@ -276,14 +276,15 @@ void FewChannelBackwardWeights(const Problem& p, const TBlob& dy, const TBlob& x
   PlainInput(1);
   const md blocked(p.dst.dims(), dt::f32, dnnl::memory::format_tag::aBcd8b);
   const std::shared_ptr<const BlockedData> bdy = BlockedInput(0, dy);
-  thread_local std::vector<float> dy_copy, dw_scratch;
+  thread_local std::vector<float> dw_scratch;
+  std::unique_ptr<BlockedData> dy_copy;  // pooled storage, back to the pool on return
   const float* dy8;
   if (bdy && bdy->desc() == blocked) {
     dy8 = static_cast<const float*>(bdy->ptr());
   } else {
-    dy_copy.resize(blocked.get_size() / sizeof(float));
-    CopyInputInto(0, dy, p.dst, blocked, dy_copy.data());
-    dy8 = dy_copy.data();
+    dy_copy = std::make_unique<BlockedData>(blocked, p.dst);
+    CopyInputInto(0, dy, p.dst, blocked, dy_copy->ptr());
+    dy8 = static_cast<const float*>(dy_copy->ptr());
   }
   float* dwp = dw ? dw->dptr<float>() : nullptr;
   if (!dwp) {
