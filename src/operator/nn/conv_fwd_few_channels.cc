@@ -13,23 +13,17 @@ namespace mxnet {
 namespace op {
 namespace {
 
-constexpr int64_t L = kWgradLanes;
+constexpr int64_t L = kFewChannelLanes;
+using few_channel::Lanes;
+using few_channel::Load;
+using few_channel::Store;
 constexpr int64_t kCols = 4;  // output columns per register block
-typedef float Lanes __attribute__((vector_size(L * sizeof(float))));
-
-inline Lanes Load(const float* p) {
-  Lanes v;
-  __builtin_memcpy(&v, p, sizeof(v));
-  return v;
-}
-inline void Store(float* p, Lanes v) { __builtin_memcpy(p, &v, sizeof(v)); }
-
 struct Packed {
   std::vector<float> w;     // [Fb][C][kh][kw][L], lanes past F zero
   std::vector<float> bias;  // [Fb][L]
 };
 
-Packed Pack(const WgradGeom& g, int64_t Fb, const float* w, const float* bias) {
+Packed Pack(const FewChannelGeom& g, int64_t Fb, const float* w, const float* bias) {
   const int64_t taps = g.C * g.kh * g.kw;
   Packed p{std::vector<float>(Fb * taps * L, 0.f), std::vector<float>(Fb * L, 0.f)};
   for (int64_t f = 0; f < g.F; ++f) {
@@ -44,7 +38,7 @@ Packed Pack(const WgradGeom& g, int64_t Fb, const float* w, const float* bias) {
  *        accumulators are indexed only by unrolled constants, so they stay in registers.
  */
 template <int kB, int kN>
-inline void Block(const WgradGeom& g, const float* w0, const float* w1, Lanes b0, Lanes b1, const float* xrow0,
+inline void Block(const FewChannelGeom& g, const float* w0, const float* w1, Lanes b0, Lanes b1, const float* xrow0,
                   int64_t Hp, int64_t Wp, int64_t ow0, bool relu, float* const* out) {
   Lanes a0[kN], a1[kN];
 #pragma GCC unroll 4
@@ -80,7 +74,7 @@ inline void Block(const WgradGeom& g, const float* w0, const float* w1, Lanes b0
 
 /*! \brief One output row of blocks fb0 .. fb0 + kB - 1. xpad: the zero-padded image ([C][Hp][Wp]). */
 template <int kB>
-void Row(const WgradGeom& g, const Packed& pk, int64_t fb0, int64_t oh, const float* xpad, int64_t Hp, int64_t Wp,
+void Row(const FewChannelGeom& g, const Packed& pk, int64_t fb0, int64_t oh, const float* xpad, int64_t Hp, int64_t Wp,
          bool relu, float* const* out) {
   const int64_t taps = g.C * g.kh * g.kw;
   const float* w0 = pk.w.data() + fb0 * taps * L;
@@ -94,7 +88,7 @@ void Row(const WgradGeom& g, const Packed& pk, int64_t fb0, int64_t oh, const fl
 
 }  // namespace
 
-void FewChannelConvForward(const WgradGeom& g, const float* x, const float* w, const float* bias, bool relu,
+void FewChannelConvForward(const FewChannelGeom& g, const float* x, const float* w, const float* bias, bool relu,
                            float* y8) {
   const int64_t Fb = (g.F + L - 1) / L, Hp = g.H + 2 * g.ph, Wp = g.W + 2 * g.pw;
   const Packed pk = Pack(g, Fb, w, bias);
@@ -104,11 +98,8 @@ void FewChannelConvForward(const WgradGeom& g, const float* x, const float* w, c
   const size_t pad_bytes = static_cast<size_t>(g.N * g.C * Hp * Wp) * sizeof(float);
   const Storage::Handle pad = Storage::Get()->Alloc(pad_bytes, Context::CPU());
   float* const xpad = static_cast<float*>(pad.dptr);
-  std::fill(xpad, xpad + g.N * g.C * Hp * Wp, 0.f);
-  for (int64_t nc = 0; nc < g.N * g.C; ++nc)
-    for (int64_t h = 0; h < g.H; ++h)
-      std::copy(x + (nc * g.H + h) * g.W, x + (nc * g.H + h + 1) * g.W, xpad + (nc * Hp + h + g.ph) * Wp + g.pw);
-      // Every (image, block pair, output row) writes its own part of y8.
+  few_channel::PadPlanes(g, x, g.N * g.C, xpad);
+  // Every (image, block pair, output row) writes its own part of y8.
 #pragma omp parallel for schedule(static)
   for (int64_t task = 0; task < g.N * pairs * g.OH; ++task) {
     const int64_t n = task / (pairs * g.OH), fb0 = (task / g.OH) % pairs * 2, oh = task % g.OH;

@@ -11,7 +11,7 @@
 #ifndef MXNET_OPERATOR_NN_CONV_FWD_FEW_CHANNELS_H_
 #define MXNET_OPERATOR_NN_CONV_FWD_FEW_CHANNELS_H_
 
-#include "operator/nn/conv_wgrad_few_channels.h"
+#include "operator/nn/conv_few_channels.h"
 
 namespace mxnet {
 namespace op {
@@ -19,9 +19,10 @@ namespace op {
 /*!
  * \brief y8 ([N][ceil(F/8)][OH][OW][8]) = conv(x, w) + bias, then max(., 0) when relu. x is plain
  *        NCHW, w plain (F, C, kh, kw), bias (F) or null. Lanes past F are written as 0, as oneDNN
- *        expects of padded blocks. Geometry as for FewChannelWeightGrad.
+ *        expects of padded blocks.
  */
-void FewChannelConvForward(const WgradGeom& g, const float* x, const float* w, const float* bias, bool relu, float* y8);
+void FewChannelConvForward(const FewChannelGeom& g, const float* x, const float* w, const float* bias, bool relu,
+                           float* y8);
 
 }  // namespace op
 }  // namespace mxnet

@@ -11,24 +11,12 @@ namespace mxnet {
 namespace op {
 namespace {
 
-constexpr int64_t L = kWgradLanes;
+constexpr int64_t L = kFewChannelLanes;
+using few_channel::Lanes;
+using few_channel::Load;
 // Kernel columns summed side by side: independent accumulators hide the add latency and
 // share each dy load.
 constexpr int64_t kCols = 4;
-
-typedef float Lanes __attribute__((vector_size(L * sizeof(float))));
-
-inline Lanes Load(const float* p) {
-  Lanes v;
-  __builtin_memcpy(&v, p, sizeof(v));
-  return v;
-}
-
-/*! \brief The image's channel c zero-padded by (ph, pw) on every side, so no tap is out of range. */
-void PadChannel(const WgradGeom& g, const float* xc, int64_t Hp, int64_t Wp, float* out) {
-  std::fill(out, out + Hp * Wp, 0.f);
-  for (int64_t h = 0; h < g.H; ++h) std::copy(xc + h * g.W, xc + (h + 1) * g.W, out + (h + g.ph) * Wp + g.pw);
-}
 
 /*!
  * \brief a[b][t] += sum over one output row of dy block b times x at kernel column j0 + t, for
@@ -36,7 +24,7 @@ void PadChannel(const WgradGeom& g, const float* xc, int64_t Hp, int64_t Wp, flo
  *        trip counts unroll so the accumulators stay in registers.
  */
 template <int kB, int kN>
-inline void SumRow(const WgradGeom& g, const float* xr, const float* const* dyr, Lanes (*a)[kCols]) {
+inline void SumRow(const FewChannelGeom& g, const float* xr, const float* const* dyr, Lanes (*a)[kCols]) {
   static_assert(kB >= 1 && kB <= 2 && kN >= 1 && kN <= kCols, "register budget: 2 blocks x 4 columns");
   Lanes acc[2][kCols] = {};
 #pragma GCC unroll 2
@@ -66,7 +54,7 @@ inline void SumRow(const WgradGeom& g, const float* xr, const float* const* dyr,
 }
 
 template <int kB>
-void SumRowCols(const WgradGeom& g, int64_t nj, const float* xr, const float* const* dyr, Lanes (*a)[kCols]) {
+void SumRowCols(const FewChannelGeom& g, int64_t nj, const float* xr, const float* const* dyr, Lanes (*a)[kCols]) {
   switch (nj) {
     case 4:
       SumRow<kB, 4>(g, xr, dyr, a);
@@ -84,11 +72,11 @@ void SumRowCols(const WgradGeom& g, int64_t nj, const float* xr, const float* co
 }
 
 /*! \brief Adds one image's contribution to acc ([Fb][C][kh][kw][L]) and bacc ([Fb][L]). */
-void AddImage(const WgradGeom& g, int64_t Fb, const float* x, const float* dy, float* acc, float* bacc,
+void AddImage(const FewChannelGeom& g, int64_t Fb, const float* x, const float* dy, float* acc, float* bacc,
               std::vector<float>* pad) {
   const int64_t Hp = g.H + 2 * g.ph, Wp = g.W + 2 * g.pw, plane = g.OH * g.OW * L;
   pad->resize(g.C * Hp * Wp);
-  for (int64_t c = 0; c < g.C; ++c) PadChannel(g, x + c * g.H * g.W, Hp, Wp, pad->data() + c * Hp * Wp);
+  few_channel::PadPlanes(g, x, g.C, pad->data());
   if (bacc) {
     for (int64_t fb = 0; fb < Fb; ++fb) {
       Lanes b = {};
@@ -134,7 +122,7 @@ void AddImage(const WgradGeom& g, int64_t Fb, const float* x, const float* dy, f
 
 }  // namespace
 
-void FewChannelWeightGrad(const WgradGeom& g, const float* x, const float* dy8, float* dw, float* db) {
+void FewChannelWeightGrad(const FewChannelGeom& g, const float* x, const float* dy8, float* dw, float* db) {
   const int64_t Fb = (g.F + L - 1) / L;
   const int64_t wsize = Fb * g.C * g.kh * g.kw * L, bsize = Fb * L;
   // Fixed chunks of images, independent of the thread count; each sums into its own slot.

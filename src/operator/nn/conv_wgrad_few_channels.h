@@ -13,23 +13,10 @@
 #ifndef MXNET_OPERATOR_NN_CONV_WGRAD_FEW_CHANNELS_H_
 #define MXNET_OPERATOR_NN_CONV_WGRAD_FEW_CHANNELS_H_
 
-#include <cstdint>
+#include "operator/nn/conv_few_channels.h"
 
 namespace mxnet {
 namespace op {
-
-/*! \brief Output channels per dy block (nChw8c). */
-constexpr int64_t kWgradLanes = 8;
-
-struct WgradGeom {
-  int64_t N, C, F;                 // batch, input channels, output channels (F <= Fb * 8)
-  int64_t H, W, OH, OW;            // input and output spatial sizes
-  int64_t kh, kw, sh, sw, ph, pw;  // kernel, stride, top/left padding
-  int64_t dh, dw;                  // dilation (1 = dense)
-};
-
-/*! \brief Whether the weight gradient of a convolution with C input channels goes here. */
-inline bool UseFewChannelWgrad(int64_t C) { return C < kWgradLanes; }
 
 /*!
  * \brief dw (F, C, kh, kw) = sum over images and output pixels of dy * the input pixel each
@@ -37,7 +24,7 @@ inline bool UseFewChannelWgrad(int64_t C) { return C < kWgradLanes; }
  *        [N][ceil(F/8)][OH][OW][8]. Both are overwritten. The sum runs over fixed chunks of
  *        images added in order, so the result does not depend on the thread count.
  */
-void FewChannelWeightGrad(const WgradGeom& g, const float* x, const float* dy8, float* dw, float* db);
+void FewChannelWeightGrad(const FewChannelGeom& g, const float* x, const float* dy8, float* dw, float* db);
 
 }  // namespace op
 }  // namespace mxnet

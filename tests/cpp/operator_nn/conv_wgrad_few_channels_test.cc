@@ -19,8 +19,8 @@ namespace {
 
 using test::Geom;
 
-void Check(const WgradGeom& g, bool with_bias) {
-  const int64_t L = kWgradLanes, Fb = (g.F + L - 1) / L;
+void Check(const FewChannelGeom& g, bool with_bias) {
+  const int64_t L = kFewChannelLanes, Fb = (g.F + L - 1) / L;
   std::mt19937 gen(static_cast<unsigned>(g.N * 1000 + g.C * 100 + g.F * 10 + g.kh));
   std::uniform_real_distribution<float> u(-1.f, 1.f);
   std::vector<float> x(g.N * g.C * g.H * g.W), dy(g.N * g.F * g.OH * g.OW);

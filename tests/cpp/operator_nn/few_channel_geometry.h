@@ -15,9 +15,9 @@ inline int64_t OutSize(int64_t n, int64_t k, int64_t s, int64_t p, int64_t d) {
 }
 
 /*! \brief A square kernel with its output size computed; strides per dimension, pad and dilation alike. */
-inline WgradGeom Geom(int64_t N, int64_t C, int64_t F, int64_t H, int64_t W, int64_t kh, int64_t kw, int64_t sh,
-                      int64_t sw, int64_t p, int64_t d) {
-  return WgradGeom{N, C, F, H, W, OutSize(H, kh, sh, p, d), OutSize(W, kw, sw, p, d), kh, kw, sh, sw, p, p, d, d};
+inline FewChannelGeom Geom(int64_t N, int64_t C, int64_t F, int64_t H, int64_t W, int64_t kh, int64_t kw, int64_t sh,
+                           int64_t sw, int64_t p, int64_t d) {
+  return FewChannelGeom{N, C, F, H, W, OutSize(H, kh, sh, p, d), OutSize(W, kw, sw, p, d), kh, kw, sh, sw, p, p, d, d};
 }
 
 }  // namespace test

@@ -104,9 +104,10 @@ struct Problem {
   bool has_bias{false};
   // Training pins activations to channel-last (see TrainChannelLast).
   bool train_channel_last{false};
-  // The weight gradient runs FewChannelWeightGrad instead of oneDNN's (see UseFewChannelWgrad).
-  bool few_channel_wgrad{false};
-  WgradGeom wgrad{};
+  // Under 8 input channels (UseFewChannelKernels): the weight gradient runs FewChannelWeightGrad,
+  // and the forward FewChannelConvForward where oneDNN chose its gemm kernel.
+  bool few_channel{false};
+  FewChannelGeom few_geom{};
   Key key;
 };
 
@@ -146,10 +147,10 @@ Problem MakeProblem(bool deconv, const ConvGeom& g, const std::vector<int64_t>* 
   }
   p.has_bias = has_bias;
   p.train_channel_last = TrainChannelLast(deconv, g, dtype);
-  p.few_channel_wgrad = !deconv && !cl && g.nsp == 2 && g.G == 1 && dtype == kFloat32 && UseFewChannelWgrad(g.C);
-  if (p.few_channel_wgrad)
-    p.wgrad = WgradGeom{g.N,    g.C,    g.F,    g.in[1], g.in[2], g.out[1], g.out[2], g.k[1],
-                        g.k[2], g.s[1], g.s[2], g.p[1],  g.p[2],  g.d[1],   g.d[2]};
+  p.few_channel = !deconv && !cl && g.nsp == 2 && g.G == 1 && dtype == kFloat32 && UseFewChannelKernels(g.C);
+  if (p.few_channel)
+    p.few_geom = FewChannelGeom{g.N,    g.C,    g.F,    g.in[1], g.in[2], g.out[1], g.out[2], g.k[1],
+                                g.k[2], g.s[1], g.s[2], g.p[1],  g.p[2],  g.d[1],   g.d[2]};
   p.strides = Spatial(g, g.s);
   p.dilates = Spatial(g, g.d, 1);  // oneDNN counts dilation from 0
   p.pad_l = Spatial(g, g.p);
@@ -187,12 +188,12 @@ struct FwdEntry {
 };
 
 /*!
- * \brief Whether FewChannelConvForward may replace the primitive: a few-channel problem (as for
- *        the weight gradient) with no post-op but a plain ReLU, where oneDNN chose its gemm-based
+ * \brief Whether FewChannelConvForward may replace the primitive: a few-channel problem with no
+ *        post-op but a plain ReLU, where oneDNN chose its gemm-based
  *        kernel (its direct AVX2 kernels do not take, e.g., AlexNet's 11x11/4 first layer).
  */
 bool FewChannelForwardFits(const Problem& p, const PostOps& post, const char* impl) {
-  if (!p.few_channel_wgrad || post.sum_scale != 0.f || post.eltwise.size() > 1) return false;
+  if (!p.few_channel || post.sum_scale != 0.f || post.eltwise.size() > 1) return false;
   if (!post.eltwise.empty()) {
     const PostOps::Eltwise& e = post.eltwise[0];
     if (e.alg != dnnl::algorithm::eltwise_relu || e.alpha != 0.f) return false;
@@ -208,7 +209,7 @@ void FewChannelForward(const Problem& p, const TBlob& x, const TBlob& w, const T
   PlainInput(2);
   const md blocked(p.dst.dims(), dt::f32, dnnl::memory::format_tag::aBcd8b);
   auto by = std::make_shared<BlockedData>(blocked, p.dst);
-  FewChannelConvForward(p.wgrad, x.dptr<float>(), w.dptr<float>(), bias ? bias->dptr<float>() : nullptr,
+  FewChannelConvForward(p.few_geom, x.dptr<float>(), w.dptr<float>(), bias ? bias->dptr<float>() : nullptr,
                         !post.eltwise.empty(), static_cast<float*>(by->ptr()));
   if (CanLeaveBlocked(0, y))
     SetBlockedOutput(0, std::move(by));
@@ -291,7 +292,7 @@ void FewChannelBackwardWeights(const Problem& p, const TBlob& dy, const TBlob& x
     dw_scratch.resize(p.wei.get_size() / sizeof(float));
     dwp = dw_scratch.data();
   }
-  FewChannelWeightGrad(p.wgrad, x.dptr<float>(), dy8, dwp, db ? db->dptr<float>() : nullptr);
+  FewChannelWeightGrad(p.few_geom, x.dptr<float>(), dy8, dwp, db ? db->dptr<float>() : nullptr);
 }
 
 template <bool kD>
@@ -350,7 +351,7 @@ void RunBackward(const Problem& p, const TBlob& dy, const TBlob& x, const TBlob&
     gx.Finish();
     s.wait();
   }
-  if ((dw || db) && p.few_channel_wgrad) {
+  if ((dw || db) && p.few_channel) {
     FewChannelBackwardWeights(p, dy, x, dw, db);
   } else if (dw || db) {
     // oneDNN computes both together; a missing one goes to scratch.

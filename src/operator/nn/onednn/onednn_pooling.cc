@@ -43,6 +43,7 @@ dnnl::pooling_forward::desc FwdDesc(const PoolDesc& p, const dnnl::memory::desc&
 struct FwdEntry {
   dnnl::pooling_forward prim;
   dnnl::memory src, dst;
+  bool plain_is_slow{false};  // plain src, and oneDNN's kernel for it is not JIT
 };
 struct BwdEntry {
   dnnl::pooling_backward prim;
@@ -57,20 +58,23 @@ struct MaxBwdEntry {
 };
 
 /*!
- * \brief Whether oneDNN pools this plain NCHW float32 input only with a non-JIT kernel, where
- *        the same pooling on channel blocks runs its JIT one: AVX2 max pooling 3x3/2 of
- *        AlexNet's 1x64x55x55 took 2.1-2.3 ms on "simple_nchw", against 0.05 ms to reorder into
- *        nChw8c and about 0.1 ms to pool there. Asked once per problem.
+ * \brief The cached forward for input format `src`: blocked, with y in the primitive's choice,
+ *        or plain in and plain out.
  */
-bool PlainPoolingIsSlow(const PoolDesc& p, const TBlob& x, const TBlob& y) {
-  if (x.shape_.ndim() != 4 || x.type_flag_ != kFloat32) return false;
+FwdEntry& ForwardEntry(const PoolDesc& p, const TBlob& x, const TBlob& y, const dnnl::memory::desc& src, bool blocked) {
   Key key = MakeKey(p, x, y);
-  thread_local PrimitiveCache<bool> cache;
+  AddDescKey(&key, src);
+  thread_local PrimitiveCache<FwdEntry> cache;
   return cache.Get(key, [&] {
-    dnnl::pooling_forward::primitive_desc pd(FwdDesc(p, PlainDesc(x), PlainDesc(y), dnnl::prop_kind::forward_inference),
-                                             CpuEngine());
+    const auto plain_dst = PlainDesc(y);
+    const auto dst = blocked
+                         ? dnnl::memory::desc(plain_dst.dims(), plain_dst.data_type(), dnnl::memory::format_tag::any)
+                         : plain_dst;
+    dnnl::pooling_forward::primitive_desc pd(FwdDesc(p, src, dst, dnnl::prop_kind::forward_inference), CpuEngine());
     const std::string impl = pd.impl_info_str();
-    return impl.rfind("simple", 0) == 0 || impl.rfind("ref", 0) == 0;
+    return FwdEntry{dnnl::pooling_forward(pd), dnnl::memory(src, CpuEngine(), DNNL_MEMORY_NONE),
+                    dnnl::memory(pd.dst_desc(), CpuEngine(), DNNL_MEMORY_NONE),
+                    !blocked && (impl.rfind("simple", 0) == 0 || impl.rfind("ref", 0) == 0)};
   });
 }
 
@@ -78,36 +82,29 @@ bool PlainPoolingIsSlow(const PoolDesc& p, const TBlob& x, const TBlob& y) {
 
 void PoolForward(const PoolDesc& p, const TBlob& x, const TBlob& y) {
   // A blocked x (from a conv or an activation) is pooled in its format and y left blocked;
-  // so is a plain x that oneDNN pools slowly in plain layout (copied into channel blocks
-  // first); otherwise plain in, plain out.
+  // so is a plain 4-D float32 x that oneDNN pools only with a non-JIT kernel (AVX2 max pooling
+  // 3x3/2 of AlexNet's 1x64x55x55 took 2.1-2.3 ms on "simple_nchw", against 0.05 ms to copy it
+  // into channel blocks and about 0.1 ms to pool there); otherwise plain in, plain out.
   std::shared_ptr<const BlockedData> bx = BlockedInput(0, x);
-  if (bx && !CanLeaveBlocked(0, y)) bx.reset();
+  const bool leave_blocked = CanLeaveBlocked(0, y);
+  if (bx && !leave_blocked) bx.reset();
   if (!bx) PlainInput(0);
-  if (!bx && CanLeaveBlocked(0, y) && PlainPoolingIsSlow(p, x, y)) {
+  FwdEntry* e = &ForwardEntry(p, x, y, bx ? bx->desc() : PlainDesc(x), bx != nullptr);
+  if (e->plain_is_slow && leave_blocked && x.shape_.ndim() == 4 && x.type_flag_ == kFloat32) {
     const auto plain_x = PlainDesc(x);
     auto blocked = std::make_shared<BlockedData>(
         dnnl::memory::desc(plain_x.dims(), plain_x.data_type(), NativeChannelBlocking()), plain_x);
     blocked->FromPlain(x.dptr_);
     bx = std::move(blocked);
+    e = &ForwardEntry(p, x, y, bx->desc(), true);
   }
-  const auto src = bx ? bx->desc() : PlainDesc(x);
   const auto plain_dst = PlainDesc(y);
-  Key key = MakeKey(p, x, y);
-  AddDescKey(&key, src);
-  thread_local PrimitiveCache<FwdEntry> cache;
-  FwdEntry& e = cache.Get(key, [&] {
-    const auto dst =
-        bx ? dnnl::memory::desc(plain_dst.dims(), plain_dst.data_type(), dnnl::memory::format_tag::any) : plain_dst;
-    dnnl::pooling_forward::primitive_desc pd(FwdDesc(p, src, dst, dnnl::prop_kind::forward_inference), CpuEngine());
-    return FwdEntry{dnnl::pooling_forward(pd), dnnl::memory(src, CpuEngine(), DNNL_MEMORY_NONE),
-                    dnnl::memory(pd.dst_desc(), CpuEngine(), DNNL_MEMORY_NONE)};
-  });
   std::shared_ptr<BlockedData> by;
-  if (e.dst.get_desc() != plain_dst) by = std::make_shared<BlockedData>(e.dst.get_desc(), plain_dst);
-  e.src.set_data_handle(bx ? bx->ptr() : x.dptr_);
-  e.dst.set_data_handle(by ? by->ptr() : y.dptr_);
+  if (e->dst.get_desc() != plain_dst) by = std::make_shared<BlockedData>(e->dst.get_desc(), plain_dst);
+  e->src.set_data_handle(bx ? bx->ptr() : x.dptr_);
+  e->dst.set_data_handle(by ? by->ptr() : y.dptr_);
   dnnl::stream& s = ThreadStream();
-  e.prim.execute(s, {{DNNL_ARG_SRC, e.src}, {DNNL_ARG_DST, e.dst}});
+  e->prim.execute(s, {{DNNL_ARG_SRC, e->src}, {DNNL_ARG_DST, e->dst}});
   s.wait();
   if (by) SetBlockedOutput(0, std::move(by));
 }

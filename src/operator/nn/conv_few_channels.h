@@ -1,0 +1,55 @@
+/*!
+ * \file conv_few_channels.h
+ * \brief What the few-channel convolution kernels (a network's first layer, under 8 input
+ *        channels; conv_fwd_few_channels.h, conv_wgrad_few_channels.h) share: the problem's
+ *        geometry, vectors of 8 output channels (oneDNN's nChw8c blocking), and the zero-padded
+ *        input they read so that no tap is out of range.
+ */
+#ifndef MXNET_OPERATOR_NN_CONV_FEW_CHANNELS_H_
+#define MXNET_OPERATOR_NN_CONV_FEW_CHANNELS_H_
+
+#include <algorithm>
+#include <cstdint>
+
+namespace mxnet {
+namespace op {
+
+/*! \brief Output channels per vector and per dy / y block (nChw8c). */
+constexpr int64_t kFewChannelLanes = 8;
+
+struct FewChannelGeom {
+  int64_t N, C, F;                 // batch, input channels, output channels (F <= Fb * 8)
+  int64_t H, W, OH, OW;            // input and output spatial sizes
+  int64_t kh, kw, sh, sw, ph, pw;  // kernel, stride, top/left padding
+  int64_t dh, dw;                  // dilation (1 = dense)
+};
+
+/*! \brief Whether a 2-D float32 convolution with C input channels goes to these kernels. */
+inline bool UseFewChannelKernels(int64_t C) { return C < kFewChannelLanes; }
+
+namespace few_channel {
+
+typedef float Lanes __attribute__((vector_size(kFewChannelLanes * sizeof(float))));
+
+inline Lanes Load(const float* p) {
+  Lanes v;
+  __builtin_memcpy(&v, p, sizeof(v));
+  return v;
+}
+
+inline void Store(float* p, Lanes v) { __builtin_memcpy(p, &v, sizeof(v)); }
+
+/*! \brief `planes` HxW planes of x into out ([planes][H + 2ph][W + 2pw]) with zero borders. */
+inline void PadPlanes(const FewChannelGeom& g, const float* x, int64_t planes, float* out) {
+  const int64_t Hp = g.H + 2 * g.ph, Wp = g.W + 2 * g.pw;
+  std::fill(out, out + planes * Hp * Wp, 0.f);
+  for (int64_t c = 0; c < planes; ++c)
+    for (int64_t h = 0; h < g.H; ++h)
+      std::copy(x + (c * g.H + h) * g.W, x + (c * g.H + h + 1) * g.W, out + (c * Hp + h + g.ph) * Wp + g.pw);
+}
+
+}  // namespace few_channel
+}  // namespace op
+}  // namespace mxnet
+
+#endif  // MXNET_OPERATOR_NN_CONV_FEW_CHANNELS_H_
