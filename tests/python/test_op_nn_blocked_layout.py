@@ -108,8 +108,9 @@ def test_blocked_formats_flow_between_onednn_ops_without_reorders():
     conv = [i for i, k in enumerate(kinds) if k == "convolution"]
     assert len(conv) == 2, kinds
     between = execs[conv[0] + 1:conv[1]]
-    # relu and pooling run on the conv's blocked format; no reorder of activations in between
-    assert [e[3] for e in between if e[3] != "reorder"] == ["eltwise", "pooling_v2"], kinds
+    # relu and pooling run on the conv's blocked format; no reorder of activations in between.
+    # Max pooling of blocked float32 runs the lane kernel, which is no oneDNN primitive.
+    assert [e[3] for e in between if e[3] != "reorder"] == ["eltwise"], kinds
     act_shapes = ("2x32x10x10", "2x32x5x5")  # conv1/relu output, pool output (the weights reorder is fine)
     assert not [e for e in between if e[3] == "reorder" and any(a in e for a in act_shapes)], between
     for e in between:
@@ -336,10 +337,14 @@ print('MAXDIFF', float(np.abs(y.asnumpy() - ref).max()))
 def test_max_pool_of_a_plain_input_runs_on_channel_blocks_when_plain_is_slow():
     out = run_onednn_verbose(_PLAIN_POOL)
     assert "MAXDIFF 0.0" in out, out[-2000:]
-    pools = [e for e in onednn_execs(out) if e[3] == "pooling_v2"]
-    assert len(pools) == 1, pools
+    execs = onednn_execs(out)
+    pools = [e for e in execs if e[3] == "pooling_v2"]
     # never oneDNN's non-JIT plain kernels: either a JIT kernel takes the plain tensor, or the
-    # input is copied into channel blocks (where the JIT kernel runs) and the output stays there
-    assert not pools[0][4].startswith(("simple", "ref")), pools[0]
-    if "abcd" not in pools[0][6]:
-        assert "aBcd8b" in pools[0][6] or "aBcd16b" in pools[0][6], pools[0]
+    # input is copied into channel blocks, pooled there (by the lane kernel, which runs no
+    # oneDNN primitive) and the output stays there until read
+    assert not [p for p in pools if p[4].startswith(("simple", "ref"))], pools
+    if not pools:
+        to_blocks = [e for e in execs if e[3] == "reorder" and "2x16x23x23" in e[-2]]
+        assert len(to_blocks) == 1 and ("aBcd8b" in to_blocks[0][6] or "aBcd16b" in to_blocks[0][6]), execs
+    else:
+        assert len(pools) == 1 and "abcd" in pools[0][6], pools
