@@ -25,7 +25,13 @@ struct RunContext {
   bool is_bulk{false};
 };
 
-/*! \brief Kind of an op; values match MXNet's FnProperty (the C API passes them as int). */
+/*!
+ * \brief Kind of an op; values 0..7 match MXNet's FnProperty (the C API passes them as int).
+ *        kCompute is the runtime's own: an operator's computation, scheduled like kNormal,
+ *        that only reads its inputs and writes its outputs and never waits on another thread,
+ *        so an engine may run it on the pushing thread (ThreadedEnginePerDevice does when it
+ *        has nothing else in flight, see MXNET_ENGINE_INLINE_WHEN_IDLE).
+ */
 enum class FnProperty : int {
   kNormal = 0,
   kCopyFromGPU = 1,
@@ -34,7 +40,8 @@ enum class FnProperty : int {
   kAsync = 4,
   kDeleteVar = 5,
   kGPUPrioritized = 6,
-  kNoSkip = 7
+  kNoSkip = 7,
+  kCompute = 8
 };
 
 namespace engine {

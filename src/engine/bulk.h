@@ -24,6 +24,8 @@ struct BulkState {
   std::vector<std::pair<Engine::SyncFn, std::string>> fns;
   std::vector<Var*> const_vars;
   std::vector<Var*> mutable_vars;
+  /*! \brief Every collected op is FnProperty::kCompute, so the bulk is one too. */
+  bool all_compute{true};
   int count() const { return static_cast<int>(fns.size()); }
   ~BulkState();
 };

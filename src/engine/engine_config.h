@@ -30,6 +30,11 @@ struct EngineConfig {
   int forked_cpu_worker_threads{1};
   /*! \brief OpenMP threads each CPU worker uses inside an op. */
   int omp_threads_per_worker{1};
+  /*!
+   * \brief ThreadedEnginePerDevice: a CPU FnProperty::kCompute op that is ready when pushed,
+   *        with nothing else in flight, runs on the pushing thread instead of a worker.
+   */
+  bool run_idle_cpu_ops_inline{false};
   /*! \brief Null: DefaultDeviceBackend(). Not owned. */
   DeviceBackend* device_backend{nullptr};
 };

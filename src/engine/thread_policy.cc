@@ -52,6 +52,7 @@ EngineConfig ConfigFromEnvironment() {
   c.gpu_copy_threads = static_cast<int>(GetInt(Var::MXNET_GPU_COPY_NTHREADS));
   c.forked_cpu_worker_threads = static_cast<int>(GetInt(Var::MXNET_MP_WORKER_NTHREADS));
   c.omp_threads_per_worker = DefaultOmpThreadsPerWorker(c.cpu_worker_threads);
+  c.run_idle_cpu_ops_inline = env::GetBool(Var::MXNET_ENGINE_INLINE_WHEN_IDLE);
   return c;
 }
 

@@ -8,6 +8,7 @@
 #include "engine/device_backend.h"
 #include "engine/live_engines.h"
 #include "engine/opr_error.h"
+#include "engine/thread_policy.h"
 #include "mxnet/error.h"
 
 namespace mxnet {
@@ -43,6 +44,20 @@ void ThreadedEngine::ShutdownAndUnregister() {
 }
 
 void ThreadedEngine::EnterWorkerThread() { tls_worker_of = this; }
+
+bool ThreadedEngine::OnWorkerThread() const { return tls_worker_of == this; }
+
+void ThreadedEngine::ExecuteInline(OprBlock* block) {
+  thread_local int omp_threads_set = 0;
+  if (omp_threads_set != config_.omp_threads_per_worker) {
+    SetOmpThreadsForThisThread(config_.omp_threads_per_worker);
+    omp_threads_set = config_.omp_threads_per_worker;
+  }
+  const ThreadedEngine* outer = tls_worker_of;
+  tls_worker_of = this;
+  ExecuteOprBlock(RunContext{block->ctx}, block);
+  tls_worker_of = outer;
+}
 
 void ThreadedEngine::CheckNotWorker(const char* what) const {
   // A worker waiting for ops queued behind it would wait forever.
@@ -350,13 +365,14 @@ bool ThreadedEngine::TryBulk(SyncFn* fn, const Context& exec_ctx, const std::vec
                              const std::vector<VarHandle>& mutable_vars, FnProperty prop, int priority,
                              const char* opr_name) {
   const int size = ThisThreadBulkSize();
-  if (size <= 0 || prop != FnProperty::kNormal || priority != 0) return false;
+  if (size <= 0 || (prop != FnProperty::kNormal && prop != FnProperty::kCompute) || priority != 0) return false;
   BulkState& bulk = ThisThreadBulk();
   if (bulk.count() > 0 && (bulk.engine != this || bulk.ctx != exec_ctx)) FlushThisThreadBulk();
   CheckContext(exec_ctx);
   bulk.engine = this;
   bulk.ctx = exec_ctx;
   bulk.fns.emplace_back(std::move(*fn), opr_name ? opr_name : "");
+  bulk.all_compute = bulk.all_compute && prop == FnProperty::kCompute;
   bulk.const_vars.insert(bulk.const_vars.end(), const_vars.begin(), const_vars.end());
   bulk.mutable_vars.insert(bulk.mutable_vars.end(), mutable_vars.begin(), mutable_vars.end());
   if (bulk.count() >= size) FlushBulk();
@@ -372,6 +388,8 @@ void ThreadedEngine::FlushBulk(BulkState* state) {
   auto fns = std::make_shared<std::vector<std::pair<SyncFn, std::string>>>(std::move(bulk.fns));
   std::vector<Var*> const_vars(std::move(bulk.const_vars));
   std::vector<Var*> mutable_vars(std::move(bulk.mutable_vars));
+  const FnProperty prop = bulk.all_compute ? FnProperty::kCompute : FnProperty::kNormal;
+  bulk.all_compute = true;
   bulk.fns.clear();
   bulk.const_vars.clear();
   bulk.mutable_vars.clear();
@@ -397,7 +415,7 @@ void ThreadedEngine::FlushBulk(BulkState* state) {
         }
         on_complete();
       },
-      ctx, const_vars, mutable_vars, FnProperty::kNormal, 0, "ImperativeBulk");
+      ctx, const_vars, mutable_vars, prop, 0, "ImperativeBulk");
 }
 
 BulkState::~BulkState() {

@@ -79,6 +79,15 @@ class ThreadedEngine : public Engine {
   void FailOprBlock(OprBlock* block, std::exception_ptr error) { OnComplete(block, std::move(error)); }
   /*! \brief Marks the calling thread as a worker of this engine (waits from it would deadlock). */
   void EnterWorkerThread();
+  /*! \brief Whether the op being pushed is the only one in flight (nothing queued or running). */
+  bool OnlyOpInFlight() const { return pending_.load(std::memory_order_acquire) == 1; }
+  /*! \brief Whether the calling thread is one of this engine's workers (or runs an op inline). */
+  bool OnWorkerThread() const;
+  /*!
+   * \brief Runs a ready op on the pushing thread, as a worker would: waits from inside it are
+   *        refused as on a worker, and OpenMP uses the workers' thread count.
+   */
+  void ExecuteInline(OprBlock* block);
   /*! \brief Subclasses call these at the end of their constructor / start of their destructor. */
   void RegisterLive();
   void ShutdownAndUnregister();

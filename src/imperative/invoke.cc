@@ -244,7 +244,7 @@ void Invoke(Context default_ctx, const op::NodeAttrs& attrs, const std::vector<N
           if (inplace_layout[i] && run_out[i].opaque_layout() == inplace_layout[i])
             run_out[i].set_opaque_layout(nullptr);
       },
-      ctx, reads, writes, FnProperty::kNormal, 0, op->name.c_str());
+      ctx, reads, writes, FnProperty::kCompute, 0, op->name.c_str());
   for (auto& o : run_out) o.BumpVersion();
   if (op->mutate_inputs)  // e.g. BatchNorm's moving statistics: written too, so counted too
     for (uint32_t i : op->mutate_inputs(attrs)) inputs[i]->BumpVersion();

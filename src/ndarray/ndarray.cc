@@ -248,7 +248,7 @@ void CopyFromTo(const NDArray& from, const NDArray& to, int priority) {
   if (!from.SameChunk(to)) reads.push_back(from.var());
   to.BumpVersion();
   Engine::Get()->PushSync([from, to](RunContext) { CopyBlob(from.data_for_read(), to.data()); }, to.ctx(), reads,
-                          {to.var()}, FnProperty::kNormal, priority, "CopyCPU2CPU");
+                          {to.var()}, FnProperty::kCompute, priority, "CopyCPU2CPU");
 }
 
 }  // namespace mxnet
