@@ -2,6 +2,7 @@
  * \file c_api_imperative.cc
  * \brief Operator listing and documentation, and MXImperativeInvoke.
  */
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -95,16 +96,45 @@ int MXSymbolGetAtomicSymbolInfo(AtomicSymbolCreator creator, const char** name, 
   API_END();
 }
 
+/*!
+ * \brief The op's attributes parsed from the call's parameter strings, remembered per thread:
+ *        a training loop repeats the same few calls, and parsing (string streams per field)
+ *        was the larger part of an op call's cost in the library.
+ */
+namespace {
+std::shared_ptr<const mxnet::op::NodeAttrs> ParsedAttrs(const Op* op, int num_inputs, int num_params, const char** keys,
+                                                        const char** vals) {
+  // Shared, not referenced: an op run inside this call may call back in (a custom op) and
+  // clear the cache.
+  thread_local std::unordered_map<std::string, std::shared_ptr<const mxnet::op::NodeAttrs>> cache;
+  thread_local std::string key;
+  key.assign(reinterpret_cast<const char*>(&op), sizeof(op));
+  if (!op->key_var_num_args.empty()) key.append(reinterpret_cast<const char*>(&num_inputs), sizeof(num_inputs));
+  for (int i = 0; i < num_params; ++i) {
+    key.append(keys[i]).push_back('\0');
+    key.append(vals[i]).push_back('\0');
+  }
+  auto it = cache.find(key);
+  if (it != cache.end()) return it->second;
+  std::unordered_map<std::string, std::string> dict;
+  for (int i = 0; i < num_params; ++i) dict[keys[i]] = vals[i];
+  if (!op->key_var_num_args.empty()) dict[op->key_var_num_args] = std::to_string(num_inputs);
+  auto attrs = std::make_shared<const mxnet::op::NodeAttrs>(mxnet::op::MakeAttrs(op, dict));  // throws: not kept
+  if (cache.size() >= 4096) cache.clear();  // bounded: calls with ever-new values (e.g. scalars)
+  cache.emplace(key, attrs);
+  return attrs;
+}
+}  // namespace
+
 int MXImperativeInvokeEx(AtomicSymbolCreator creator, int num_inputs, NDArrayHandle* inputs, int* num_outputs,
                          NDArrayHandle** outputs, int num_params, const char** param_keys, const char** param_vals,
                          const int** out_stypes) {
   API_BEGIN();
   const Op* op = AsOp(creator);
   MX_CHECK_KIND(num_inputs >= 0 && num_params >= 0, "ValueError") << op->name << ": negative argument count";
-  std::unordered_map<std::string, std::string> dict;
-  for (int i = 0; i < num_params; ++i) dict[param_keys[i]] = param_vals[i];
-  if (!op->key_var_num_args.empty()) dict[op->key_var_num_args] = std::to_string(num_inputs);
-  const mxnet::op::NodeAttrs attrs = mxnet::op::MakeAttrs(op, dict);
+  const std::shared_ptr<const mxnet::op::NodeAttrs> parsed =
+      ParsedAttrs(op, num_inputs, num_params, param_keys, param_vals);
+  const mxnet::op::NodeAttrs& attrs = *parsed;
   std::vector<NDArray*> ins;
   for (int i = 0; i < num_inputs; ++i) {
     MX_CHECK_KIND(inputs[i] != nullptr, "ValueError") << op->name << ": input " << i << " is NULL";
