@@ -142,55 +142,41 @@ struct PlaneLoops {
     }
   }
 
-  /*! \brief Windows that tile x: each writes its inputs' gradients whole, once. Row oh. */
-  void BackwardTiledRow(const float* x, const float* dy, float* dx, int64_t oh) const {
-    for (int64_t ow = 0; ow < g.OW; ++ow) {
-      const F gy = Vec::Load(dy + (oh * g.OW + ow) * L + l0);
-      F best;
-      I at;
-      if (Inside(oh, ow)) {
-        ArgMaxInside(Corner(x, oh, ow), &best, &at);
-        float* corner = dx + (Corner(x, oh, ow) - x);
-        for (int64_t i = 0; i < kh; ++i)
-          for (int64_t j = 0; j < kw; ++j)
-            Vec::Store(corner + (i * g.W + j) * L, at == static_cast<int32_t>(i * kw + j) ? gy : F{});
-        continue;
-      }
-      const Window w(g, oh, ow);
-      ArgMaxClipped(x, w, &best, &at);
-      int32_t k = 0;
-      for (int64_t h = w.h0; h < w.h1; ++h)
-        for (int64_t c = w.w0; c < w.w1; ++c, ++k) Vec::Store(dx + (h * g.W + c) * L + l0, at == k ? gy : F{});
+  /*!
+   * \brief Window (oh, ow)'s gradient into dx: stored (kAccumulate false: windows that tile x,
+   *        each writing its inputs once) or added (overlapping or padded windows, dx zeroed).
+   */
+  template <bool kAccumulate>
+  void BackwardWindow(const float* x, const float* dy, float* dx, int64_t oh, int64_t ow) const {
+    auto put = [](float* p, F v) { Vec::Store(p, kAccumulate ? Vec::Load(p) + v : v); };
+    const F gy = Vec::Load(dy + (oh * g.OW + ow) * L + l0);
+    F best;
+    I at;
+    if (Inside(oh, ow)) {
+      ArgMaxInside(Corner(x, oh, ow), &best, &at);
+      float* corner = dx + (Corner(x, oh, ow) - x);
+      for (int64_t i = 0; i < kh; ++i)
+        for (int64_t j = 0; j < kw; ++j)
+          put(corner + (i * g.W + j) * L, at == static_cast<int32_t>(i * kw + j) ? gy : F{});
+      return;
     }
+    const Window w(g, oh, ow);
+    if (w.Empty()) return;  // a window wholly in the padding has no input
+    ArgMaxClipped(x, w, &best, &at);
+    int32_t k = 0;
+    for (int64_t h = w.h0; h < w.h1; ++h)
+      for (int64_t c = w.w0; c < w.w1; ++c, ++k) put(dx + (h * g.W + c) * L + l0, at == k ? gy : F{});
   }
 
-  /*! \brief Overlapping or padded windows: dx (zeroed) accumulates window by window. */
+  /*! \brief Windows that tile x: output row oh (rows write disjoint parts of dx). */
+  void BackwardTiledRow(const float* x, const float* dy, float* dx, int64_t oh) const {
+    for (int64_t ow = 0; ow < g.OW; ++ow) BackwardWindow<false>(x, dy, dx, oh, ow);
+  }
+
+  /*! \brief Overlapping or padded windows: the whole plane, dx zeroed first by the caller. */
   void BackwardAccumulate(const float* x, const float* dy, float* dx) const {
     for (int64_t oh = 0; oh < g.OH; ++oh)
-      for (int64_t ow = 0; ow < g.OW; ++ow) {
-        const F gy = Vec::Load(dy + (oh * g.OW + ow) * L + l0);
-        F best;
-        I at;
-        if (Inside(oh, ow)) {
-          ArgMaxInside(Corner(x, oh, ow), &best, &at);
-          float* corner = dx + (Corner(x, oh, ow) - x);
-          for (int64_t i = 0; i < kh; ++i)
-            for (int64_t j = 0; j < kw; ++j) {
-              float* p = corner + (i * g.W + j) * L;
-              Vec::Store(p, Vec::Load(p) + (at == static_cast<int32_t>(i * kw + j) ? gy : F{}));
-            }
-          continue;
-        }
-        const Window w(g, oh, ow);
-        if (w.Empty()) continue;  // a window wholly in the padding has no input
-        ArgMaxClipped(x, w, &best, &at);
-        int32_t k = 0;
-        for (int64_t h = w.h0; h < w.h1; ++h)
-          for (int64_t c = w.w0; c < w.w1; ++c, ++k) {
-            float* p = dx + (h * g.W + c) * L + l0;
-            Vec::Store(p, Vec::Load(p) + (at == k ? gy : F{}));
-          }
-      }
+      for (int64_t ow = 0; ow < g.OW; ++ow) BackwardWindow<true>(x, dy, dx, oh, ow);
   }
 };
 
