@@ -5,6 +5,7 @@
  *        recursion depth stays that of one op's gradient expression.
  */
 #include <algorithm>
+#include <map>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -50,7 +51,9 @@ class Evaluator {
       const auto sk = skipped_.find(e.node.get());
       MX_CHECK(sk == skipped_.end() || e.index >= sk->second.size() || !sk->second[e.index])
           << "backward: output " << e.index << " of " << e.node->op()->name << " was skipped as unused";
-      return it->second.at(e.index);
+      MX_CHECK(!it->second.outs.at(e.index).is_none())
+          << "backward: output " << e.index << " of " << e.node->op()->name << " was read after its release";
+      return it->second.outs.at(e.index);
     }
     const op::Node& n = *e.node;
     std::vector<NDArray> ins;
@@ -72,8 +75,17 @@ class Evaluator {
         Invoke(ins.empty() ? Context::CPU() : ins[0].ctx(), n.attrs, ip, opp);
       }
     }
-    memo_[e.node.get()] = outs;
+    memo_[e.node.get()] = Memo{e.node, outs};
+    evaluated_.push_back(e.node.get());
     return outs.at(e.index);
+  }
+
+  /*! \brief Nodes evaluated since the last call (each once), oldest first. */
+  std::vector<const op::Node*> TakeEvaluated() { return std::move(evaluated_); }
+  /*! \brief Drops this evaluator's reference to output index of node (nothing reads it again). */
+  void Release(const op::Node* node, uint32_t index) {
+    auto it = memo_.find(node);
+    if (it != memo_.end() && index < it->second.outs.size()) it->second.outs[index] = NDArray();
   }
 
  private:
@@ -84,8 +96,15 @@ class Evaluator {
     (*p.backward)(ograds, igrads, std::vector<int>(igrads.size(), op::kWriteTo), IsTraining());
     return igrads;
   }
-  std::unordered_map<const op::Node*, std::vector<NDArray>> memo_;
+  // The node is kept alive with its values: a released gradient's node may otherwise be freed
+  // and a new node allocated at its address would find its entry.
+  struct Memo {
+    op::NodePtr node;
+    std::vector<NDArray> outs;
+  };
+  std::unordered_map<const op::Node*, Memo> memo_;
   std::unordered_map<const op::Node*, std::vector<bool>> skipped_;
+  std::vector<const op::Node*> evaluated_;
 };
 
 /*!
@@ -170,9 +189,12 @@ std::vector<NDArray> Backward(const std::vector<NDArray*>& heads, const std::vec
     needs[n.get()] = need;
   }
 
-  // Gradient contributions per (node, output).
+  // Gradient contributions per (node, output), and how many contributions still to be summed
+  // read each gradient value: once none does, the value is released (below).
   std::unordered_map<const op::Node*, std::vector<std::vector<op::NodeEntry>>> contrib;
+  std::map<std::pair<const op::Node*, uint32_t>, int> readers;
   auto add = [&](const op::NodeEntry& at, const op::NodeEntry& g) {
+    ++readers[{g.node.get(), g.index}];
     auto& slots = contrib[at.node.get()];
     const size_t nout = at.node->is_variable() ? 1 : Info(at.node) ? Info(at.node)->outputs.size() : 1;
     if (slots.size() < std::max<size_t>(nout, at.index + 1)) slots.resize(std::max<size_t>(nout, at.index + 1));
@@ -233,6 +255,27 @@ std::vector<NDArray> Backward(const std::vector<NDArray*>& heads, const std::vec
       auto r = run.find(igrads[k].node.get());
       eval.Value(igrads[k], r == run.end() ? nullptr : &r->second);  // now: keeps the recursion shallow
       add(n->inputs[k], igrads[k]);
+    }
+    if (!create_graph) {
+      // n's output gradients are consumed, and gradient values nothing is waiting to sum (the
+      // ograds, their sums, zeros for missing ones) are dropped now, not when backward ends:
+      // otherwise every activation's gradient is alive at once.
+      for (const auto& slot : cit->second)
+        for (const op::NodeEntry& g : slot)
+          if (--readers[{g.node.get(), g.index}] <= 0) eval.Release(g.node.get(), g.index);
+      contrib.erase(cit);
+      for (const op::Node* done : eval.TakeEvaluated())
+        for (uint32_t o = 0; o < done->op()->NumOutputs(done->attrs); ++o)
+          if (readers[{done, o}] <= 0) eval.Release(done, o);
+    }
+    // Every user of n's outputs came later in the recorded order, so its gradient has run:
+    // n's saved outputs are read by nothing from here on, unless one is itself a gradient
+    // still to be summed (a recorded head gradient passed through).
+    bool read_later = false;
+    for (uint32_t o = 0; o < info->outputs.size(); ++o) read_later = read_later || readers[{n.get(), o}] > 0;
+    if (!retain_graph && !create_graph && !read_later) {
+      info->freed = true;
+      info->outputs.clear();
     }
   }
 
