@@ -19,10 +19,14 @@ output) runs a short probe in its own process, and the fastest one does the meas
   ours      this runtime (imperative; the training step is not hybridized).
   mxnet191  Apache MXNet 1.9.1 (benchmark/.peers/mxnet191), hybridized static_alloc/shape.
   torch     Debian python3-torch via /usr/bin/python3, eager.
+The measured runs take the frameworks in turn; --rounds N repeats that N times, reversing the
+order every other round, and reports medians (a drifting host then skews every framework alike).
 Install the peers with: bash benchmark/python/setup_peers.sh
 
   python benchmark/python/train_lenet.py --limit 100 --resnet-steps 2 --resnet-warmup 1  # quick
   python benchmark/python/train_lenet.py                                # 1 epoch + ResNet
+  python benchmark/python/train_lenet.py --limit 0 --resnet-steps 3 --rounds 3 \
+      --frameworks ours,mxnet191                                        # ResNet, alternating
 """
 import argparse
 import gzip
@@ -289,11 +293,47 @@ def interpreters(args):
     }
 
 
+def probe_settings(fw, py, env, spec, args, entry):
+    """The thread setting fw runs with: the fastest in short LeNet probes (one process each)
+    when it has several and probing is on, else its first."""
+    settings = PEER_SETTINGS.get(fw, [("out of the box", {}, None)])
+    if len(settings) == 1 or not args.probe_batches or not args.limit:
+        return settings[0]
+    best = None
+    for setting in settings:
+        label, overrides, tthreads = setting
+        pspec = dict(spec, batches=args.probe_batches, resnet_steps=0, setting=label,
+                     torch_threads=tthreads)
+        recs, err = bs.run_worker(py, dict(env, **overrides), fw, pspec, args.timeout, __file__)
+        r = pick(recs, "lenet")
+        secs = r["seconds"] if r else None
+        entry["probes"].append({"setting": label, "seconds": secs, "error": err,
+                                "batches": args.probe_batches})
+        print("%-9s probe %-45s %s" % (fw, label, "%.2f s / %d batches" % (
+            secs, args.probe_batches) if secs else "failed: %s" % err), flush=True)
+        if secs and (best is None or secs < best[0]):
+            best = (secs, setting)
+    return best[1] if best else settings[0]
+
+
 def pick(records, task):
-    for r in records:
-        if r.get("task") == task:
-            return r
-    return None
+    """The record of task; over several rounds, one carrying the medians of the timed
+    figures (seconds, samples, images/s) of all rounds."""
+    import statistics
+    found = [r for r in records if r.get("task") == task]
+    if len(found) < 2:
+        return found[0] if found else None
+    merged = dict(found[0], rounds=len(found))
+    for field in ("seconds", "images_per_s"):
+        if field in merged:
+            merged[field] = statistics.median(r[field] for r in found)
+    return merged
+
+
+def per_round(records, task, field, fmt):
+    """The field of task in every round, in round order ("-" with a single round)."""
+    found = [r for r in records if r.get("task") == task]
+    return " / ".join(fmt % r[field] for r in found) if len(found) > 1 else "-"
 
 
 def main(argv=None):
@@ -317,6 +357,9 @@ def main(argv=None):
     p.add_argument("--python", default=None, help="interpreter for ours (default: this one)")
     p.add_argument("--max-load", type=float, default=0,
                    help="before each framework, wait until the load average is below this")
+    p.add_argument("--rounds", type=int, default=1,
+                   help="measured runs per framework, taken in turn (reversed every other "
+                        "round); figures are the medians over rounds")
     p.add_argument("--out-dir", default=os.path.join(bs.ROOT, "benchmark", "results"))
     p.add_argument("--worker", help=argparse.SUPPRESS)
     p.add_argument("--spec", help=argparse.SUPPRESS)
@@ -338,7 +381,9 @@ def main(argv=None):
               args.batch_size, args.limit, args.resnet_batch, args.resnet_steps,
               " ".join("%.2f" % v for v in os.getloadavg())), flush=True)
     interp = interpreters(args)
-    results = {"spec": spec, "frameworks": {}, "loadavg_start": os.getloadavg()}
+    results = {"spec": spec, "frameworks": {}, "loadavg_start": os.getloadavg(),
+               "rounds": args.rounds}
+    order = []
     for fw in args.frameworks.split(","):
         py, env, probe, how = interp[fw]
         missing = bs.available(py, env, probe)
@@ -347,37 +392,34 @@ def main(argv=None):
             results["frameworks"][fw] = {"missing": missing, "install": how}
             continue
         bs.wait_quiet(args.max_load)
-        entry = {"probes": [], "loadavg": os.getloadavg()}
-        settings = PEER_SETTINGS.get(fw, [("out of the box", {}, None)])
-        chosen = settings[0]
-        if len(settings) > 1 and args.probe_batches and args.limit:
-            # Short LeNet runs, one process per setting; the fastest does the real run.
-            best = None
-            for setting in settings:
-                label, overrides, tthreads = setting
-                penv = dict(env, **overrides)
-                pspec = dict(spec, batches=args.probe_batches, resnet_steps=0,
-                             setting=label, torch_threads=tthreads)
-                recs, err = bs.run_worker(py, penv, fw, pspec, args.timeout, __file__)
-                r = pick(recs, "lenet")
-                secs = r["seconds"] if r else None
-                entry["probes"].append({"setting": label, "seconds": secs, "error": err,
-                                        "batches": args.probe_batches})
-                print("%-9s probe %-45s %s" % (fw, label, "%.2f s / %d batches" % (
-                    secs, args.probe_batches) if secs else "failed: %s" % err), flush=True)
-                if secs and (best is None or secs < best[0]):
-                    best = (secs, setting)
-            if best:
-                chosen = best[1]
-        label, overrides, tthreads = chosen
-        wspec = dict(spec, setting=label, torch_threads=tthreads)
-        print("%-9s running with %s ..." % (fw, label), flush=True)
-        recs, err = bs.run_worker(py, dict(env, **overrides), fw, wspec, args.timeout,
-                                  __file__)
-        entry.update(setting=label, records=recs, error=err)
+        entry = {"probes": [], "loadavg": os.getloadavg(), "records": [], "errors": []}
+        entry["chosen"] = probe_settings(fw, py, env, spec, args, entry)
+        entry["setting"] = entry["chosen"][0]
         results["frameworks"][fw] = entry
-        if err:
-            print("%-9s ERROR: %s" % (fw, err), flush=True)
+        order.append(fw)
+    # The measured runs go round the frameworks, in reverse order every other round: a host
+    # whose speed drifts then slows each framework's figures alike, and the medians over
+    # rounds compare like with like.
+    for rnd in range(args.rounds):
+        for fw in (order if rnd % 2 == 0 else order[::-1]):
+            py, env, _, _ = interp[fw]
+            entry = results["frameworks"][fw]
+            label, overrides, tthreads = entry["chosen"]
+            wspec = dict(spec, setting=label, torch_threads=tthreads)
+            bs.wait_quiet(args.max_load)
+            print("%-9s running with %s%s ..." % (
+                fw, label, " (round %d)" % (rnd + 1) if args.rounds > 1 else ""), flush=True)
+            recs, err = bs.run_worker(py, dict(env, **overrides), fw, wspec, args.timeout,
+                                      __file__)
+            for r in recs:
+                r["round"] = rnd
+            entry["records"].extend(recs)
+            if err:
+                entry["errors"].append(err)
+                entry["error"] = "; ".join(entry["errors"])
+                print("%-9s ERROR: %s" % (fw, err), flush=True)
+    for entry in results["frameworks"].values():
+        entry.pop("chosen", None)
 
     report(results, args)
     return 0
@@ -387,39 +429,43 @@ def report(results, args):
     fws = results["frameworks"]
     ours = fws.get("ours", {})
     ol, orn = pick(ours.get("records", []), "lenet"), pick(ours.get("records", []), "resnet50")
+    rounds_note = "; medians of %d rounds" % args.rounds if args.rounds > 1 else ""
     if args.limit:
-        print("\n### LeNet on Fashion-MNIST, batch %d, %d batches" % (args.batch_size,
-                                                                     args.limit))
+        print("\n### LeNet on Fashion-MNIST, batch %d, %d batches%s" % (
+            args.batch_size, args.limit, rounds_note))
         print("| framework | setting | seconds | s/epoch (938 batches) | samples/s "
-              "| test accuracy | its s / our s |")
-        print("|---|---|---:|---:|---:|---:|---:|")
+              "| test accuracy | its s / our s | seconds per round |")
+        print("|---|---|---:|---:|---:|---:|---:|---|")
         for fw, entry in fws.items():
             if "missing" in entry:
-                print("| %s | MISSING: %s | | | | | |" % (fw, entry["install"]))
+                print("| %s | MISSING: %s | | | | | | |" % (fw, entry["install"]))
                 continue
             r = pick(entry.get("records", []), "lenet")
             if not r:
-                print("| %s | %s | failed: %s | | | | |" % (fw, entry.get("setting"),
+                print("| %s | %s | failed: %s | | | | | |" % (fw, entry.get("setting"),
                                                           entry.get("error")))
                 continue
-            print("| %s | %s | %.2f | %.1f | %.0f | %.4f | %s |" % (
+            print("| %s | %s | %.2f | %.1f | %.0f | %.4f | %s | %s |" % (
                 fw, entry.get("setting"), r["seconds"], r["seconds"] * 938.0 / r["batches"],
                 r["samples"] / r["seconds"], r["test_accuracy"],
-                "%.2fx" % (r["seconds"] / ol["seconds"]) if ol else "-"))
+                "%.2fx" % (r["seconds"] / ol["seconds"]) if ol else "-",
+                per_round(entry["records"], "lenet", "seconds", "%.2f")))
     if args.resnet_steps:
         print("\n### ResNet-50 training, batch %d (images/s, median of %d steps after %d "
-              "warm-up steps)" % (args.resnet_batch, args.resnet_steps,
-                                  results["spec"]["resnet_warmup"]))
-        print("| framework | setting | images/s | ours / it |")
-        print("|---|---|---:|---:|")
+              "warm-up steps)%s" % (args.resnet_batch, args.resnet_steps,
+                                    results["spec"]["resnet_warmup"], rounds_note))
+        print("| framework | setting | images/s | ours / it | images/s per round |")
+        print("|---|---|---:|---:|---|")
         for fw, entry in fws.items():
             r = pick(entry.get("records", []), "resnet50")
             if r:
-                print("| %s | %s | %.2f | %s |" % (
+                print("| %s | %s | %.2f | %s | %s |" % (
                     fw, entry.get("setting"), r["images_per_s"],
-                    "%.2f" % (orn["images_per_s"] / r["images_per_s"]) if orn else "-"))
+                    "%.2f" % (orn["images_per_s"] / r["images_per_s"]) if orn else "-",
+                    per_round(entry["records"], "resnet50", "images_per_s", "%.2f")))
             else:
-                print("| %s | %s | - | - |" % (fw, entry.get("install") or entry.get("error")))
+                print("| %s | %s | - | - | - |" % (fw, entry.get("install") or
+                                                   entry.get("error")))
     results["loadavg_end"] = os.getloadavg()
     os.makedirs(args.out_dir, exist_ok=True)
     path = os.path.join(args.out_dir, "train_lenet.json")

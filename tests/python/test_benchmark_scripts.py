@@ -60,3 +60,26 @@ def test_train_lenet_limit_on_ours(tmp_path):
     tasks = {rec.get("task"): rec for rec in data["frameworks"]["ours"]["records"]}
     assert tasks["lenet"]["batches"] == 3 and 0 <= tasks["lenet"]["test_accuracy"] <= 1
     assert tasks["resnet50"]["images_per_s"] > 0
+
+
+def test_train_lenet_rounds_report_medians(tmp_path):
+    if not os.path.isdir(DATA):
+        pytest.skip("dataset-fashion-mnist is not installed")
+    r = run("train_lenet.py", ["--limit", "2", "--resnet-steps", "1", "--resnet-batch", "2",
+                               "--resnet-warmup", "1", "--frameworks", "ours", "--rounds", "3",
+                               "--out-dir", str(tmp_path)])
+    assert r.returncode == 0, r.stderr
+    assert "### LeNet on Fashion-MNIST, batch 64, 2 batches; medians of 3 rounds" in r.stdout
+    assert r.stdout.count("ours      running with out of the box (round") == 3
+    with open(tmp_path / "train_lenet.json") as f:
+        data = json.load(f)
+    records = data["frameworks"]["ours"]["records"]
+    lenet = sorted(rec["seconds"] for rec in records if rec.get("task") == "lenet")
+    resnet = sorted(rec["images_per_s"] for rec in records if rec.get("task") == "resnet50")
+    assert len(lenet) == 3 and len(resnet) == 3
+    assert sorted(rec["round"] for rec in records if rec.get("task") == "lenet") == [0, 1, 2]
+    row = next(line for line in r.stdout.splitlines() if line.startswith("| ours |"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert float(cells[2]) == pytest.approx(lenet[1], abs=0.006)  # the median, as printed
+    assert cells[7] == " / ".join("%.2f" % rec["seconds"] for rec in records
+                                  if rec.get("task") == "lenet")
