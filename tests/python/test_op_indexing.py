@@ -123,6 +123,34 @@ def test_split_forward():
     assert single.shape == x.shape
 
 
+def test_joins_and_splits_above_the_parallel_size_match_numpy():
+    # Over MXNET_CPU_PARALLEL_SIZE elements the threads split the joined array into equal
+    # ranges; with these odd widths the range edges fall inside pieces and inside rows.
+    rs = np.random.RandomState(5)
+    pieces = [rs.rand(3, w, 7, 11).astype(np.float32) for w in (1001, 7, 0, 1313)]
+    got = mx.nd.concat(*[mx.nd.array(p) for p in pieces], dim=1)
+    np.testing.assert_array_equal(got.asnumpy(), np.concatenate(pieces, axis=1))
+    one_image = [p[:1] for p in pieces]
+    got = mx.nd.concat(*[mx.nd.array(p) for p in one_image], dim=1)
+    np.testing.assert_array_equal(got.asnumpy(), np.concatenate(one_image, axis=1))
+    stacked = mx.nd.stack(*[mx.nd.array(pieces[0][i]) for i in range(3)], axis=1)
+    np.testing.assert_array_equal(stacked.asnumpy(), np.stack(list(pieces[0]), axis=1))
+    whole = rs.rand(2, 3 * 4001, 29).astype(np.float32)
+    for o, e in zip(mx.nd.split(mx.nd.array(whole), num_outputs=3, axis=1), np.split(whole, 3, axis=1)):
+        np.testing.assert_array_equal(o.asnumpy(), e)
+    # the gradient of a concat splits the head gradient, each piece added to what it holds
+    xs = [mx.nd.array(p) for p in pieces[:2]]
+    for x in xs:
+        x.attach_grad(grad_req="add")
+    head = rs.rand(3, 1008, 7, 11).astype(np.float32)
+    for _ in range(2):
+        with mx.autograd.record():
+            y = mx.nd.concat(*xs, dim=1)
+        y.backward(mx.nd.array(head))
+    np.testing.assert_allclose(xs[0].grad.asnumpy(), 2 * head[:, :1001], rtol=1e-6)
+    np.testing.assert_allclose(xs[1].grad.asnumpy(), 2 * head[:, 1001:], rtol=1e-6)
+
+
 def test_scatter_nd_and_backward_gather_nd():
     data = np.array([1.0, 2.0, 3.0])
     idx = mx.nd.array([[0, 1, 0], [1, 0, 1]])

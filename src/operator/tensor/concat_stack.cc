@@ -16,6 +16,7 @@
 #include "operator/common/parallel.h"
 #include "operator/nn/onednn/onednn_concat.h"
 #include "operator/nn/onednn/onednn_layout.h"
+#include "operator/tensor/join_split.h"
 
 namespace mxnet {
 namespace op {
@@ -60,35 +61,6 @@ struct SliceChannelParam : public dmlc::Parameter<SliceChannelParam> {
 DMLC_REGISTER_PARAMETER(SliceChannelParam);
 
 namespace {
-
-/*!
- * \brief Moves data between pieces (each outer x mids[i] x inner) and the joined array
- *        (outer x sum(mids) x inner). join=true writes the joined array from the pieces.
- */
-template <typename T>
-void JoinSplit(bool join, const std::vector<T*>& pieces, const std::vector<int64_t>& mids, int64_t outer, int64_t inner,
-               T* joined, const std::vector<OpReqType>& req) {
-  const size_t k = pieces.size();
-  std::vector<int64_t> off(k + 1, 0);
-  for (size_t i = 0; i < k; ++i) off[i + 1] = off[i] + mids[i];
-  const int64_t total_mid = off[k];
-  ParallelFor(outer * static_cast<int64_t>(k), [&](int64_t r) {
-    const int64_t o = r / static_cast<int64_t>(k);
-    const size_t i = static_cast<size_t>(r % static_cast<int64_t>(k));
-    const OpReqType rq = join ? req[0] : req[i];
-    if (rq == kNullOp) return;
-    const int64_t len = mids[i] * inner;
-    T* big = joined + (o * total_mid + off[i]) * inner;
-    T* small = pieces[i] + o * len;
-    T* dst = join ? big : small;
-    const T* src = join ? small : big;
-    if (rq == kAddTo) {
-      for (int64_t j = 0; j < len; ++j) Store(dst + j, rq, src[j]);
-    } else if (len > 0) {
-      std::memcpy(dst, src, static_cast<size_t>(len) * sizeof(T));
-    }
-  });
-}
 
 /*! \brief Joins `in` (all of one dtype) along `axis` of `out` (concat: mids from the inputs). */
 void JoinCompute(const std::vector<TBlob>& in, const TBlob& out, int axis, bool new_axis, OpReqType req) {
