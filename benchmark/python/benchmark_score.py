@@ -7,7 +7,8 @@ go to the JSON too). Every framework runs in its own process, started by this sc
 the same thread count (OMP_NUM_THREADS, MKL_NUM_THREADS, OPENBLAS_NUM_THREADS, and each
 framework's own setting), so no two of them fight for the cores or share a BLAS. Each network
 runs in every framework in turn before the next network, and --rounds N repeats everything N
-times (figures are medians over rounds): a drifting machine then skews all frameworks alike.
+times, the frameworks in reverse order every other round (figures are medians over rounds): a
+drifting machine then skews all frameworks alike.
 
 Frameworks (a peer that is not installed is reported as missing, never skipped silently):
   ours         this runtime's mx.gluon.model_zoo.vision, hybridized: ops run imperatively, and
@@ -494,10 +495,11 @@ def main(argv=None):
             results["frameworks"][fw] = {"records": [], "errors": [], "seconds": 0.0}
     # Each model runs in every framework in turn (a process per run), and rounds repeat that:
     # a machine whose speed drifts (a busy neighbour) then slows every framework's figure of a
-    # model alike instead of whichever framework happened to run then.
+    # model alike instead of whichever framework happened to run then. Every other round takes
+    # the frameworks in reverse, so none always runs first (the ONNX files exist by then).
     for rnd in range(args.rounds):
         for mi, model in enumerate(models):
-            for fw in order:
+            for fw in (order if rnd % 2 == 0 else order[::-1]):
                 py, env, probe, how = interp[fw]
                 wspec = dict(spec, models=[model], gemm=rnd == 0 and mi == 0)
                 if fw == "torch" and "onnxruntime" in frameworks:
