@@ -322,6 +322,38 @@ def test_autograd_grad_with_create_graph_still_returns_every_requested_gradient(
 
 # ---- what the oneDNN backward chain executes ----
 
+def conv_data_grad_np(dy, w, in_hw, stride, pad):
+    """dx of a convolution: every tap adds dy times its weight at the input pixel it read."""
+    _, _, oh, ow = dy.shape
+    h, wd = in_hw
+    dxp = np.zeros((dy.shape[0], w.shape[1], h + 2 * pad[0], wd + 2 * pad[1]))
+    for i in range(w.shape[2]):
+        for j in range(w.shape[3]):
+            dxp[:, :, i:i + stride[0] * oh:stride[0], j:j + stride[1] * ow:stride[1]] += np.einsum(
+                "nfhw,fc->nchw", dy, w[:, :, i, j])
+    return dxp[:, :, pad[0]:pad[0] + h, pad[1]:pad[1] + wd]
+
+
+@pytest.mark.parametrize("channels,filters,size,stride,pad", [
+    (20, 50, 12, (1, 1), (0, 0)),  # LeNet's second conv (5x5 below)
+    (20, 24, 9, (2, 2), (1, 1)),
+    (12, 10, 7, (1, 2), (2, 1)),
+])
+def test_channel_last_training_data_gradient_matches_numpy(channels, filters, size, stride, pad):
+    # Training runs these convs channel-last (channels not a multiple of 16), and their data
+    # gradient (channels not a multiple of 8) as one GEMM and a col2im.
+    k = 5 if stride == (1, 1) else 3
+    x = R.randn(3, channels, size, size).astype(np.float32)
+    w = (R.randn(filters, channels, k, k) * 0.2).astype(np.float32)
+    xs, ws = mx.nd.array(x), mx.nd.array(w)
+    xs.attach_grad()
+    with autograd.record():
+        y = mx.nd.Convolution(xs, ws, kernel=(k, k), stride=stride, pad=pad, num_filter=filters, no_bias=True)
+    dy = R.randn(*y.shape).astype(np.float32)
+    y.backward(mx.nd.array(dy))
+    close(xs.grad, conv_data_grad_np(dy.astype(np.float64), w.astype(np.float64), (size, size), stride, pad))
+
+
 _LENET_STEP = r"""
 import numpy as np, mxnet as mx
 from mxnet import autograd
@@ -360,6 +392,10 @@ def test_backward_chain_stays_blocked_and_skips_the_unused_data_gradient():
     # relu backward runs on the conv outputs' format, and no activation is reordered except the
     # plain head gradient entering the second pool (4x50x2x2): the 4x20x12x12 and 4x20x6x6
     # activations between the convs stay channel-last both ways
+    # the second conv's data gradient (20 channels, not a multiple of 8) is our GEMM + col2im:
+    # oneDNN runs only its weight gradient
+    second = [e for e in execs if e[3] == "convolution" and "ic20oc50" in e[-2]]
+    assert [e[5] for e in second] == ["backward_weights"], kinds
     relu = [e for e in execs if e[3] == "eltwise"]
     assert len(relu) == 2 and all("abcd" not in e[6] and "blocked:a:" not in e[6] for e in relu), relu
     acts = ("4x20x12x12", "4x20x6x6", "4x50x2x2")

@@ -11,18 +11,13 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "operator/nn/conv2d_geom.h"
+
 namespace mxnet {
 namespace op {
 
 /*! \brief Output channels per vector and per dy / y block (nChw8c). */
 constexpr int64_t kFewChannelLanes = 8;
-
-struct FewChannelGeom {
-  int64_t N, C, F;                 // batch, input channels, output channels (F <= Fb * 8)
-  int64_t H, W, OH, OW;            // input and output spatial sizes
-  int64_t kh, kw, sh, sw, ph, pw;  // kernel, stride, top/left padding
-  int64_t dh, dw;                  // dilation (1 = dense)
-};
 
 /*! \brief Whether a 2-D float32 convolution with C input channels goes to these kernels. */
 inline bool UseFewChannelKernels(int64_t C) { return C < kFewChannelLanes; }
@@ -40,7 +35,7 @@ inline Lanes Load(const float* p) {
 inline void Store(float* p, Lanes v) { __builtin_memcpy(p, &v, sizeof(v)); }
 
 /*! \brief `planes` HxW planes of x into out ([planes][H + 2ph][W + 2pw]) with zero borders. */
-inline void PadPlanes(const FewChannelGeom& g, const float* x, int64_t planes, float* out) {
+inline void PadPlanes(const Conv2dGeom& g, const float* x, int64_t planes, float* out) {
   const int64_t Hp = g.H + 2 * g.ph, Wp = g.W + 2 * g.pw;
   std::fill(out, out + planes * Hp * Wp, 0.f);
   for (int64_t c = 0; c < planes; ++c)

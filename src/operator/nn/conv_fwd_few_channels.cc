@@ -23,7 +23,7 @@ struct Packed {
   std::vector<float> bias;  // [Fb][L]
 };
 
-Packed Pack(const FewChannelGeom& g, int64_t Fb, const float* w, const float* bias) {
+Packed Pack(const Conv2dGeom& g, int64_t Fb, const float* w, const float* bias) {
   const int64_t taps = g.C * g.kh * g.kw;
   Packed p{std::vector<float>(Fb * taps * L, 0.f), std::vector<float>(Fb * L, 0.f)};
   for (int64_t f = 0; f < g.F; ++f) {
@@ -38,7 +38,7 @@ Packed Pack(const FewChannelGeom& g, int64_t Fb, const float* w, const float* bi
  *        accumulators are indexed only by unrolled constants, so they stay in registers.
  */
 template <int kB, int kN>
-inline void Block(const FewChannelGeom& g, const float* w0, const float* w1, Lanes b0, Lanes b1, const float* xrow0,
+inline void Block(const Conv2dGeom& g, const float* w0, const float* w1, Lanes b0, Lanes b1, const float* xrow0,
                   int64_t Hp, int64_t Wp, int64_t ow0, bool relu, float* const* out) {
   Lanes a0[kN], a1[kN];
 #pragma GCC unroll 4
@@ -74,7 +74,7 @@ inline void Block(const FewChannelGeom& g, const float* w0, const float* w1, Lan
 
 /*! \brief One output row of blocks fb0 .. fb0 + kB - 1. xpad: the zero-padded image ([C][Hp][Wp]). */
 template <int kB>
-void Row(const FewChannelGeom& g, const Packed& pk, int64_t fb0, int64_t oh, const float* xpad, int64_t Hp, int64_t Wp,
+void Row(const Conv2dGeom& g, const Packed& pk, int64_t fb0, int64_t oh, const float* xpad, int64_t Hp, int64_t Wp,
          bool relu, float* const* out) {
   const int64_t taps = g.C * g.kh * g.kw;
   const float* w0 = pk.w.data() + fb0 * taps * L;
@@ -88,7 +88,7 @@ void Row(const FewChannelGeom& g, const Packed& pk, int64_t fb0, int64_t oh, con
 
 }  // namespace
 
-void FewChannelConvForward(const FewChannelGeom& g, const float* x, const float* w, const float* bias, bool relu,
+void FewChannelConvForward(const Conv2dGeom& g, const float* x, const float* w, const float* bias, bool relu,
                            float* y8) {
   const int64_t Fb = (g.F + L - 1) / L, Hp = g.H + 2 * g.ph, Wp = g.W + 2 * g.pw;
   const Packed pk = Pack(g, Fb, w, bias);

@@ -21,7 +21,7 @@ namespace op {
  *        NCHW, w plain (F, C, kh, kw), bias (F) or null. Lanes past F are written as 0, as oneDNN
  *        expects of padded blocks.
  */
-void FewChannelConvForward(const FewChannelGeom& g, const float* x, const float* w, const float* bias, bool relu,
+void FewChannelConvForward(const Conv2dGeom& g, const float* x, const float* w, const float* bias, bool relu,
                            float* y8);
 
 }  // namespace op

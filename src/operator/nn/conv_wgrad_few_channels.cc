@@ -24,7 +24,7 @@ constexpr int64_t kCols = 4;
  *        trip counts unroll so the accumulators stay in registers.
  */
 template <int kB, int kN>
-inline void SumRow(const FewChannelGeom& g, const float* xr, const float* const* dyr, Lanes (*a)[kCols]) {
+inline void SumRow(const Conv2dGeom& g, const float* xr, const float* const* dyr, Lanes (*a)[kCols]) {
   static_assert(kB >= 1 && kB <= 2 && kN >= 1 && kN <= kCols, "register budget: 2 blocks x 4 columns");
   Lanes acc[2][kCols] = {};
 #pragma GCC unroll 2
@@ -54,7 +54,7 @@ inline void SumRow(const FewChannelGeom& g, const float* xr, const float* const*
 }
 
 template <int kB>
-void SumRowCols(const FewChannelGeom& g, int64_t nj, const float* xr, const float* const* dyr, Lanes (*a)[kCols]) {
+void SumRowCols(const Conv2dGeom& g, int64_t nj, const float* xr, const float* const* dyr, Lanes (*a)[kCols]) {
   switch (nj) {
     case 4:
       SumRow<kB, 4>(g, xr, dyr, a);
@@ -72,7 +72,7 @@ void SumRowCols(const FewChannelGeom& g, int64_t nj, const float* xr, const floa
 }
 
 /*! \brief Adds one image's contribution to acc ([Fb][C][kh][kw][L]) and bacc ([Fb][L]). */
-void AddImage(const FewChannelGeom& g, int64_t Fb, const float* x, const float* dy, float* acc, float* bacc,
+void AddImage(const Conv2dGeom& g, int64_t Fb, const float* x, const float* dy, float* acc, float* bacc,
               std::vector<float>* pad) {
   const int64_t Hp = g.H + 2 * g.ph, Wp = g.W + 2 * g.pw, plane = g.OH * g.OW * L;
   pad->resize(g.C * Hp * Wp);
@@ -122,7 +122,7 @@ void AddImage(const FewChannelGeom& g, int64_t Fb, const float* x, const float* 
 
 }  // namespace
 
-void FewChannelWeightGrad(const FewChannelGeom& g, const float* x, const float* dy8, float* dw, float* db) {
+void FewChannelWeightGrad(const Conv2dGeom& g, const float* x, const float* dy8, float* dw, float* db) {
   const int64_t Fb = (g.F + L - 1) / L;
   const int64_t wsize = Fb * g.C * g.kh * g.kw * L, bsize = Fb * L;
   // Fixed chunks of images, independent of the thread count; each sums into its own slot.

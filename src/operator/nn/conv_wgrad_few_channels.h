@@ -24,7 +24,7 @@ namespace op {
  *        [N][ceil(F/8)][OH][OW][8]. Both are overwritten. The sum runs over fixed chunks of
  *        images added in order, so the result does not depend on the thread count.
  */
-void FewChannelWeightGrad(const FewChannelGeom& g, const float* x, const float* dy8, float* dw, float* db);
+void FewChannelWeightGrad(const Conv2dGeom& g, const float* x, const float* dy8, float* dw, float* db);
 
 }  // namespace op
 }  // namespace mxnet

@@ -12,7 +12,7 @@
 #include <random>
 #include <vector>
 
-#include "few_channel_geometry.h"
+#include "conv2d_geometry.h"
 
 namespace mxnet {
 namespace op {
@@ -20,7 +20,7 @@ namespace {
 
 void Check(int64_t N, int64_t C, int64_t F, int64_t H, int64_t W, int64_t k, int64_t s, int64_t p, int64_t d,
            bool with_bias, bool relu) {
-  const FewChannelGeom g = test::Geom(N, C, F, H, W, k, k, s, s, p, d);
+  const Conv2dGeom g = test::Geom(N, C, F, H, W, k, k, s, s, p, d);
   const int64_t L = kFewChannelLanes, Fb = (F + L - 1) / L;
   std::mt19937 gen(static_cast<unsigned>(N * 1000 + C * 100 + F * 10 + k));
   std::uniform_real_distribution<float> u(-1.f, 1.f);

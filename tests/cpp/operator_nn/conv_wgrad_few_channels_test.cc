@@ -11,7 +11,7 @@
 #include <random>
 #include <vector>
 
-#include "few_channel_geometry.h"
+#include "conv2d_geometry.h"
 
 namespace mxnet {
 namespace op {
@@ -19,7 +19,7 @@ namespace {
 
 using test::Geom;
 
-void Check(const FewChannelGeom& g, bool with_bias) {
+void Check(const Conv2dGeom& g, bool with_bias) {
   const int64_t L = kFewChannelLanes, Fb = (g.F + L - 1) / L;
   std::mt19937 gen(static_cast<unsigned>(g.N * 1000 + g.C * 100 + g.F * 10 + g.kh));
   std::uniform_real_distribution<float> u(-1.f, 1.f);

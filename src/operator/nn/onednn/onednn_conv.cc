@@ -14,6 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "operator/nn/conv_bwd_data_channel_last.h"
 #include "operator/nn/conv_fwd_few_channels.h"
 #include "operator/nn/conv_wgrad_few_channels.h"
 #include "operator/nn/onednn/onednn_layout.h"
@@ -107,7 +108,10 @@ struct Problem {
   // Under 8 input channels (UseFewChannelKernels): the weight gradient runs FewChannelWeightGrad,
   // and the forward FewChannelConvForward where oneDNN chose its gemm kernel.
   bool few_channel{false};
-  FewChannelGeom few_geom{};
+  // Channel-last training with a channel count oneDNN's data gradient wastes lanes on
+  // (UseChannelLastBackwardData): the data gradient runs ChannelLastBackwardData.
+  bool gemm_bwd_data{false};
+  Conv2dGeom geom2d{};  // for the hand-written kernels (few_channel or gemm_bwd_data)
   Key key;
 };
 
@@ -154,9 +158,10 @@ Problem MakeProblem(bool deconv, const ConvGeom& g, const std::vector<int64_t>* 
   p.has_bias = has_bias;
   p.train_channel_last = TrainChannelLast(deconv, g, dtype);
   p.few_channel = !deconv && !cl && g.nsp == 2 && g.G == 1 && dtype == kFloat32 && UseFewChannelKernels(g.C);
-  if (p.few_channel)
-    p.few_geom = FewChannelGeom{g.N,    g.C,    g.F,    g.in[1], g.in[2], g.out[1], g.out[2], g.k[1],
-                                g.k[2], g.s[1], g.s[2], g.p[1],  g.p[2],  g.d[1],   g.d[2]};
+  p.gemm_bwd_data = p.train_channel_last && UseChannelLastBackwardData(g.C);
+  if (p.few_channel || p.gemm_bwd_data)
+    p.geom2d = Conv2dGeom{g.N,    g.C,    g.F,    g.in[1], g.in[2], g.out[1], g.out[2], g.k[1],
+                          g.k[2], g.s[1], g.s[2], g.p[1],  g.p[2],  g.d[1],   g.d[2]};
   p.strides = Spatial(g, g.s);
   p.dilates = Spatial(g, g.d, 1);  // oneDNN counts dilation from 0
   p.pad_l = Spatial(g, g.p);
@@ -215,7 +220,7 @@ void FewChannelForward(const Problem& p, const TBlob& x, const TBlob& w, const T
   PlainInput(2);
   const md blocked(p.dst.dims(), dt::f32, dnnl::memory::format_tag::aBcd8b);
   auto by = std::make_shared<BlockedData>(blocked, p.dst);
-  FewChannelConvForward(p.few_geom, x.dptr<float>(), w.dptr<float>(), bias ? bias->dptr<float>() : nullptr,
+  FewChannelConvForward(p.geom2d, x.dptr<float>(), w.dptr<float>(), bias ? bias->dptr<float>() : nullptr,
                         !post.eltwise.empty(), static_cast<float*>(by->ptr()));
   if (CanLeaveBlocked(0, y))
     SetBlockedOutput(0, std::move(by));
@@ -299,7 +304,7 @@ void FewChannelBackwardWeights(const Problem& p, const TBlob& dy, const TBlob& x
     dw_scratch.resize(p.wei.get_size() / sizeof(float));
     dwp = dw_scratch.data();
   }
-  FewChannelWeightGrad(p.few_geom, x.dptr<float>(), dy8, dwp, db ? db->dptr<float>() : nullptr);
+  FewChannelWeightGrad(p.geom2d, x.dptr<float>(), dy8, dwp, db ? db->dptr<float>() : nullptr);
 }
 
 template <bool kD>
@@ -348,7 +353,13 @@ void RunBackward(const Problem& p, const TBlob& dy, const TBlob& x, const TBlob&
   dnnl::stream& s = ThreadStream();
   // Kernel inputs (dy, x, w), outputs (dx, dw, db).
   PlainInput(2);
-  if (dx) {
+  if (dx && p.gemm_bwd_data) {
+    InputOperand gy(0, dy, p.dst, ActivationChoice(p.dst, true));
+    OutputOperand gx(0, *dx, p.src, ActivationChoice(p.src, true));
+    ChannelLastBackwardData(p.geom2d, static_cast<const float*>(gy.mem().get_data_handle()), w.dptr<float>(),
+                            static_cast<float*>(gx.mem().get_data_handle()));
+    gx.Finish();
+  } else if (dx) {
     InputOperand gy(0, dy, p.dst, e.d_ddst);
     OutputOperand gx(0, *dx, p.src, e.d_dsrc);
     e.d_wei.Bind(w.dptr_);
