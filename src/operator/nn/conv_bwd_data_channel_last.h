@@ -18,8 +18,17 @@
 namespace mxnet {
 namespace op {
 
-/*! \brief Whether a channel-last data gradient with C input channels goes to this kernel. */
-inline bool UseChannelLastBackwardData(int64_t C) { return C % 8 != 0; }
+/*! \brief Largest column matrix of one image: each thread keeps a buffer that size. */
+constexpr int64_t kChannelLastMaxImageColumnBytes = int64_t{4} << 20;
+
+/*!
+ * \brief Whether a channel-last data gradient goes to this kernel: input channels off the
+ *        vector width of 8, and one image's columns small enough for a per-thread buffer.
+ */
+inline bool UseChannelLastBackwardData(const Conv2dGeom& g) {
+  const int64_t column_bytes = g.OH * g.OW * g.kh * g.kw * g.C * static_cast<int64_t>(sizeof(float));
+  return g.C % 8 != 0 && column_bytes <= kChannelLastMaxImageColumnBytes;
+}
 
 /*!
  * \brief dx (N, H, W, C) = the data gradient of dy (N, OH, OW, F) through weights w (F, C, kh, kw,

@@ -72,11 +72,13 @@ TEST(ChannelLastBackwardData, StrideLargerThanKernelLeavesPixelsAtZero) {
   Check(Geom(2, 6, 5, 9, 9, 1, 1, 3, 3, 0, 1));
 }
 
-TEST(ChannelLastBackwardData, OnlyChannelCountsOffTheVectorWidthUseIt) {
-  EXPECT_TRUE(UseChannelLastBackwardData(20));
-  EXPECT_TRUE(UseChannelLastBackwardData(1));
-  EXPECT_FALSE(UseChannelLastBackwardData(24));
-  EXPECT_FALSE(UseChannelLastBackwardData(64));
+TEST(ChannelLastBackwardData, OnlyChannelCountsOffTheVectorWidthAndModestImagesUseIt) {
+  EXPECT_TRUE(UseChannelLastBackwardData(Geom(64, 20, 50, 12, 12, 5, 5, 1, 1, 0, 1)));
+  EXPECT_TRUE(UseChannelLastBackwardData(Geom(8, 1, 20, 28, 28, 5, 5, 1, 1, 0, 1)));
+  EXPECT_FALSE(UseChannelLastBackwardData(Geom(64, 24, 50, 12, 12, 5, 5, 1, 1, 0, 1)));
+  EXPECT_FALSE(UseChannelLastBackwardData(Geom(64, 64, 64, 12, 12, 3, 3, 1, 1, 1, 1)));
+  // 224x224 outputs of a 3x3 conv over 20 channels: 36 MB of columns per image
+  EXPECT_FALSE(UseChannelLastBackwardData(Geom(2, 20, 24, 224, 224, 3, 3, 1, 1, 1, 1)));
 }
 
 }  // namespace

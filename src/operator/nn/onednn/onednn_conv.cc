@@ -158,10 +158,10 @@ Problem MakeProblem(bool deconv, const ConvGeom& g, const std::vector<int64_t>* 
   p.has_bias = has_bias;
   p.train_channel_last = TrainChannelLast(deconv, g, dtype);
   p.few_channel = !deconv && !cl && g.nsp == 2 && g.G == 1 && dtype == kFloat32 && UseFewChannelKernels(g.C);
-  p.gemm_bwd_data = p.train_channel_last && UseChannelLastBackwardData(g.C);
-  if (p.few_channel || p.gemm_bwd_data)
+  if (p.few_channel || p.train_channel_last)
     p.geom2d = Conv2dGeom{g.N,    g.C,    g.F,    g.in[1], g.in[2], g.out[1], g.out[2], g.k[1],
                           g.k[2], g.s[1], g.s[2], g.p[1],  g.p[2],  g.d[1],   g.d[2]};
+  p.gemm_bwd_data = p.train_channel_last && UseChannelLastBackwardData(p.geom2d);
   p.strides = Spatial(g, g.s);
   p.dilates = Spatial(g, g.d, 1);  // oneDNN counts dilation from 0
   p.pad_l = Spatial(g, g.p);
