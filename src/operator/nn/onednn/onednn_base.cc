@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <cstring>
+#include <utility>
 
 #include "operator/common/parallel.h"
 
@@ -51,6 +52,24 @@ bool CpuHasBfloat16Kernels() { return CpuHasAvx512Core(); }
 
 dnnl::memory::format_tag NativeChannelBlocking() {
   return CpuHasAvx512Core() ? dnnl::memory::format_tag::aBcd16b : dnnl::memory::format_tag::aBcd8b;
+}
+
+bool ChannelLanes(const dnnl::memory::desc& d, dnnl::memory::format_tag* tag, int64_t* lanes) {
+  using ft = dnnl::memory::format_tag;
+  const int nd = d.data.ndims;
+  if (nd < 3 || nd > 5) return false;
+  const auto dims = d.dims();
+  const ft plain[] = {ft::abc, ft::abcd, ft::abcde}, by8[] = {ft::aBc8b, ft::aBcd8b, ft::aBcde8b},
+           by16[] = {ft::aBc16b, ft::aBcd16b, ft::aBcde16b}, last[] = {ft::acb, ft::acdb, ft::acdeb};
+  const int i = nd - 3;
+  for (auto [t, b] : {std::pair<ft, int64_t>{plain[i], 1}, {by8[i], 8}, {by16[i], 16}, {last[i], dims[1]}}) {
+    if (d == dnnl::memory::desc(dims, d.data_type(), t)) {
+      *tag = t;
+      *lanes = b;
+      return true;
+    }
+  }
+  return false;
 }
 
 dnnl::engine& CpuEngine() {

@@ -64,6 +64,12 @@ dnnl::memory::dims Dims(const TShape& s);
 dnnl::memory::format_tag PlainTag(int ndim);
 dnnl::memory::desc PlainDesc(const TShape& s, int dtype);
 inline dnnl::memory::desc PlainDesc(const TBlob& b) { return PlainDesc(b.shape_, b.type_flag_); }
+/*!
+ * \brief The [N][ceil(C/B)][spatial...][B] storage of a 3- to 5-D desc (any data type): plain
+ *        (B = 1), blocks of 8 or 16 channels (nCw8c ... nCdhw16c; the last block is padded when
+ *        B does not divide C), or channel-last (B = C); false for any other format.
+ */
+bool ChannelLanes(const dnnl::memory::desc& d, dnnl::memory::format_tag* tag, int64_t* lanes);
 
 /*!
  * \brief Post-operations appended to a primitive (the fusion hook): `sum` honours kAddTo or

@@ -26,15 +26,6 @@ struct ConcatEntry {
   std::unordered_map<int, dnnl::memory> args;  // holds handles to src and dst: rebinding those updates it
 };
 
-/*! \brief The dense channel-blocked format (nCw/nChw/nCdhw with blocks of b channels), if any. */
-bool ChannelBlockedTag(int ndims, int64_t b, dnnl::memory::format_tag* tag) {
-  using tg = dnnl::memory::format_tag;
-  const tg by8[] = {tg::aBc8b, tg::aBcd8b, tg::aBcde8b}, by16[] = {tg::aBc16b, tg::aBcd16b, tg::aBcde16b};
-  if (ndims < 3 || ndims > 5 || (b != 8 && b != 16)) return false;
-  *tag = (b == 8 ? by8 : by16)[ndims - 3];
-  return true;
-}
-
 /*!
  * \brief Joins inputs that all hold one dense channel-blocked format, with whole blocks of
  *        channels each, along the channels: per image, each input is one contiguous run of the
@@ -43,12 +34,10 @@ bool ChannelBlockedTag(int ndims, int64_t b, dnnl::memory::format_tag* tag) {
  */
 bool JoinChannelBlocks(const std::vector<std::shared_ptr<const BlockedData>>& blocked, const TBlob& out, int axis) {
   const dnnl::memory::desc& d0 = blocked[0]->desc();
-  const auto& blk = d0.data.format_desc.blocking;
   dnnl::memory::format_tag tag;
-  if (axis != 1 || d0.data.format_kind != dnnl_blocked || blk.inner_nblks != 1 || blk.inner_idxs[0] != 1 ||
-      !ChannelBlockedTag(out.ndim(), blk.inner_blks[0], &tag))
-    return false;
-  const int64_t b = blk.inner_blks[0];
+  int64_t b;
+  // Blocks of channels (an inner block), not channel-last, whose lanes are also all of C.
+  if (axis != 1 || !ChannelLanes(d0, &tag, &b) || d0.data.format_desc.blocking.inner_nblks != 1) return false;
   const auto dt = d0.data_type();
   std::vector<int64_t> mids;
   std::vector<float*> ptrs;
@@ -81,11 +70,11 @@ bool ConcatForward(const std::vector<TBlob>& in, const TBlob& out, int axis, OpR
     any_blocked = any_blocked || blocked[i] != nullptr;
   }
   if (!any_blocked) return false;  // the plain copy is a memcpy per row: nothing to gain
+  const bool leave_blocked = CanLeaveBlocked(0, out);
   const bool all_blocked = std::find(blocked.begin(), blocked.end(), nullptr) == blocked.end();
-  if (all_blocked && CanLeaveBlocked(0, out) && JoinChannelBlocks(blocked, out, axis)) return true;
+  if (all_blocked && leave_blocked && JoinChannelBlocks(blocked, out, axis)) return true;
   for (size_t i = 0; i < in.size(); ++i)
     if (!blocked[i]) PlainInput(i);
-  const bool leave_blocked = CanLeaveBlocked(0, out);
   const auto plain_dst = PlainDesc(out);
 
   Key key;

@@ -81,31 +81,15 @@ FwdEntry& ForwardEntry(const PoolDesc& p, const TBlob& x, const TBlob& y, const 
 }
 
 /*!
- * \brief The [N][C/B][H][W][B] storage of a 4-D float32 desc: plain (B = 1), nChw8c, nChw16c
- *        or NHWC (B = C); false for other formats.
- */
-bool ChannelLanes(const dnnl::memory::desc& d, dnnl::memory::format_tag* tag, int64_t* lanes) {
-  if (d.data.ndims != 4 || d.data_type() != dnnl::memory::data_type::f32) return false;
-  using ft = dnnl::memory::format_tag;
-  const auto dims = d.dims();
-  for (auto [t, b] : {std::pair<ft, int64_t>{ft::abcd, 1}, {ft::aBcd8b, 8}, {ft::aBcd16b, 16}, {ft::acdb, dims[1]}}) {
-    if (d == dnnl::memory::desc(dims, d.data_type(), t)) {
-      *tag = t;
-      *lanes = b;
-      return true;
-    }
-  }
-  return false;
-}
-
-/*!
  * \brief The lane kernels' geometry (max_pool_lanes.h) for 2-D max pooling of x stored as `src`
  *        into y shaped `out`, and src's format; false when src is not lane-stored float32.
  */
 bool LaneGeom(const PoolDesc& p, const dnnl::memory::desc& src, const TShape& out, MaxPool2DGeom* g,
               dnnl::memory::format_tag* tag) {
   int64_t lanes;
-  if (!p.max || p.kernel.size() != 2 || !ChannelLanes(src, tag, &lanes)) return false;
+  if (!p.max || p.kernel.size() != 2 || src.data.ndims != 4 || src.data_type() != dnnl::memory::data_type::f32 ||
+      !ChannelLanes(src, tag, &lanes))
+    return false;
   const auto& d = src.data;
   g->N = d.dims[0];
   g->B = lanes;
