@@ -6,11 +6,12 @@ plus `<classname><n>_` counted within that parent. Parameters are named prefix +
 (`dense0_weight`). save_parameters instead keys them by structure (`0.weight`,
 `features.3.bias`), from attribute and child names.
 
-A HybridBlock runs `hybrid_forward(F, x, ...)` with F = mx.nd. `hybridize()` records its flags
-for the graph compiler (the symbolic graph is a separate layer); until that exists the block
-runs imperatively, with deferred parameter shapes inferred by each layer's `infer_shape`.
-The one graph rewrite done already: a hybridized HybridSequential in inference folds
-Convolution + BatchNorm (+ Activation) children into one op (nn/conv_fold.py).
+A HybridBlock runs `hybrid_forward(F, x, ...)` with F = mx.nd, with deferred parameter shapes
+inferred by each layer's `infer_shape`. `hybridize()` records its flags for the graph compiler
+(the symbolic graph is a separate layer). A hybridized block records the operator calls of its
+second call with an input signature and replays them on later calls, without the Python of the
+blocks inside (trace.py). A hybridized HybridSequential in inference also folds Convolution +
+BatchNorm (+ Activation) children into one op (nn/conv_fold.py).
 """
 import re
 import threading
@@ -22,6 +23,7 @@ import numpy as np
 
 from .. import name as _name
 from .. import ndarray as nd
+from . import trace
 from .parameter import DeferredInitializationError, Parameter, ParameterDict, shape_is_known
 from .utils import _indent
 
@@ -92,11 +94,13 @@ class HookHandle(object):
         self._id = id(hook)
         hooks_dict[self._id] = hook
         self._hooks_dict_ref = weakref.ref(hooks_dict)
+        trace.structure_changed()
 
     def detach(self):
         hooks_dict = self._hooks_dict_ref() if self._hooks_dict_ref is not None else None
         if hooks_dict is not None and self._id in hooks_dict:
             del hooks_dict[self._id]
+            trace.structure_changed()
 
     def __enter__(self):
         return self
@@ -141,6 +145,7 @@ class Block(object):
         if isinstance(value, Block):
             self.register_child(value, name)
         elif isinstance(value, Parameter):
+            trace.structure_changed()
             if name in self._reg_params and self._reg_params[name] is not value:
                 raise ValueError("Overriding Parameter attribute %s is not allowed. If you want "
                                  "to share parameters between blocks, please set 'params' at "
@@ -254,6 +259,7 @@ class Block(object):
         if name is None:
             name = str(len(self._children))
         self._children[name] = block
+        trace.structure_changed()
 
     def register_forward_pre_hook(self, hook):
         """hook(block, inputs) runs before each forward; returns a HookHandle."""
@@ -288,6 +294,7 @@ class Block(object):
 
     def cast(self, dtype):
         """Converts all parameters (and so the computation) to `dtype`."""
+        trace.structure_changed()
         for child in self._children.values():
             child.cast(dtype)
         for param in self._reg_params.values():
@@ -307,6 +314,7 @@ class Block(object):
         block's own parameters of the same structural name; returns self."""
         if shared is None:
             return self
+        trace.structure_changed()
         if not isinstance(shared, (dict, OrderedDict)):
             raise ValueError("'shared' should be in type of Dict. Get a type {} instead."
                              .format(type(shared)))
@@ -425,8 +433,9 @@ class HybridBlock(Block):
     def hybridize(self, active=True, backend=None, backend_opts=None, clear=True,
                   static_alloc=False, static_shape=False, inline_limit=2,
                   forward_bulk_size=None, backward_bulk_size=None, **kwargs):
-        """Records the graph-compilation flags; the block keeps running imperatively until
-        the symbolic graph layer compiles it."""
+        """Records the graph-compilation flags and, when active, lets the block replay the
+        recorded operator calls of an earlier call with the same input signature (trace.py)."""
+        trace.structure_changed()
         self._active = active
         self._flags = [("static_alloc", static_alloc), ("static_shape", static_shape),
                        ("inline_limit", inline_limit)]
@@ -464,7 +473,13 @@ class HybridBlock(Block):
         return {name: p.data(ctx) for name, p in self._reg_params.items()}
 
     def forward(self, x, *args):
-        """Runs hybrid_forward with F = mx.nd and this block's parameters on x's context."""
+        """Runs hybrid_forward with F = mx.nd and this block's parameters on x's context;
+        hybridized, from the record of an earlier call with the same signature (see trace)."""
+        if self._active:
+            return trace.call(self, self._forward_imperative, (x,) + args)
+        return self._forward_imperative(x, *args)
+
+    def _forward_imperative(self, x, *args):
         if not isinstance(x, nd.NDArray):
             raise TypeError("HybridBlock requires the first argument to forward be an NDArray "
                             "(Symbol inputs need the symbolic API), but got %s" % type(x))

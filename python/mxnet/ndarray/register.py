@@ -7,6 +7,8 @@ import numpy as np
 
 from ..base import _LIB, NDArrayHandle, check_call, c_str, c_str_array, py_str, _Null
 from ..context import current_context
+from .ndarray import NDArray
+from .op_trace import STATE as _TRACE
 
 _OP_HANDLES = {}
 
@@ -43,35 +45,46 @@ class EncodedParams(object):
         self.vals = c_str_array(vals)
 
 
+_HANDLES = [NDArrayHandle * n for n in range(8)]  # array types by input count, made once
+_OUT_PTR = ctypes.POINTER(NDArrayHandle)
+
+
 def imperative_invoke(handle, inputs, keys, vals, out=None):
     """MXImperativeInvokeEx; returns one NDArray, a list, or `out` when given. keys and vals are
     lists of strings, or keys is an EncodedParams and vals None."""
-    from .ndarray import NDArray
     n_in = len(inputs)
-    in_arr = (NDArrayHandle * n_in)(*[a.handle for a in inputs])
+    in_arr = (_HANDLES[n_in] if n_in < 8 else NDArrayHandle * n_in)(*[a.handle for a in inputs])
+    num_out = ctypes.c_int(0)
     if out is not None:
         outs = out if isinstance(out, (list, tuple)) else [out]
         for o in outs:
             if not isinstance(o, NDArray):
                 raise TypeError("out must be an NDArray or a list of NDArrays, got %s" % type(o))
-        out_arr = (NDArrayHandle * len(outs))(*[o.handle for o in outs])
-        out_ptr = ctypes.cast(out_arr, ctypes.POINTER(NDArrayHandle))
-        num_out = ctypes.c_int(len(outs))
+        out_ptr = ctypes.cast((NDArrayHandle * len(outs))(*[o.handle for o in outs]), _OUT_PTR)
+        num_out.value = len(outs)
     else:
-        out_ptr = ctypes.POINTER(NDArrayHandle)()
-        num_out = ctypes.c_int(0)
-    stypes = ctypes.POINTER(ctypes.c_int)()
+        out_ptr = _OUT_PTR()
     if isinstance(keys, EncodedParams):
         n_params, c_keys, c_vals = keys.count, keys.keys, keys.vals
     else:
         n_params, c_keys, c_vals = len(keys), c_str_array(keys), c_str_array(vals)
-    check_call(_LIB.MXImperativeInvokeEx(handle, ctypes.c_int(n_in), in_arr, ctypes.byref(num_out),
-                                         ctypes.byref(out_ptr), ctypes.c_int(n_params), c_keys,
-                                         c_vals, ctypes.byref(stypes)))
+    if _LIB.MXImperativeInvokeEx(handle, n_in, in_arr, ctypes.byref(num_out), ctypes.byref(out_ptr),
+                                 n_params, c_keys, c_vals, None) != 0:
+        check_call(-1)
     if out is not None:
+        if _TRACE.recorder is not None:
+            _TRACE.recorder.op(handle, inputs, keys, vals, outs, None)
         return out
-    res = [NDArray(NDArrayHandle(out_ptr[i])) for i in range(num_out.value)]
-    return res[0] if num_out.value == 1 else res
+    n = num_out.value
+    if n == 1:
+        res = NDArray(NDArrayHandle(out_ptr[0]))
+        if _TRACE.recorder is not None:
+            _TRACE.recorder.op(handle, inputs, keys, vals, None, [res])
+        return res
+    res = [NDArray(NDArrayHandle(out_ptr[i])) for i in range(n)]
+    if _TRACE.recorder is not None:
+        _TRACE.recorder.op(handle, inputs, keys, vals, None, res)
+    return res
 
 
 class _OpInfo(object):
@@ -109,7 +122,6 @@ def _op_info(handle):
 
 
 def _call(info, args, kwargs):
-    from .ndarray import NDArray
     out = kwargs.pop("out", None)
     kwargs.pop("name", None)
     inputs, keys, vals = [], [], []

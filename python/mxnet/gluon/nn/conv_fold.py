@@ -31,6 +31,7 @@ import numpy as np
 from ... import autograd
 from ...base import _LIB, NDArrayHandle, c_str, check_call
 from ... import ndarray as nd
+from ...ndarray.op_trace import STATE as TRACE
 from ...ndarray.register import EncodedParams, _op_handle, _param_str, imperative_invoke
 from ..block import Block, HybridBlock
 from ..parameter import DeferredInitializationError
@@ -144,12 +145,25 @@ class ConvUnit(object):
                    bn.running_mean.data(ctx), bn.running_var.data(ctx))
         eps = bn._kwargs["eps"]
         key = (ctx.device_typeid, ctx.device_id)
-        cached = self._folded.get(key)
-        if cached is not None and cached.current(sources, eps):
-            return cached.weight, cached.bias
+        folded = self._folded.get(key)
+        if folded is None or not folded.current(sources, eps):
+            # A cache, not part of the block's graph: a recorded call (gluon/trace.py) keeps
+            # the folded arrays, guarded by their sources' versions, instead of the folding.
+            recorder, TRACE.recorder = TRACE.recorder, None
+            try:
+                folded = self._compute_fold(sources, eps)
+            finally:
+                TRACE.recorder = recorder
+            self._folded[key] = folded
+        if TRACE.recorder is not None:
+            TRACE.recorder.derived_from(folded, (folded.weight, folded.bias))
+        return folded.weight, folded.bias
+
+    def _compute_fold(self, sources, eps):
+        bn = self.bn
+        weight, bias, gamma, beta, mean, var = sources
         # Versions are read before the folding reads are pushed (see the module doc).
         folded = _Folded(sources, eps)
-        gamma, beta, mean, var = sources[2:]
         # Half-precision weights fold in float32 (BatchNorm keeps float32 statistics for them).
         dtype = np.dtype(weight.dtype)
         compute = dtype if dtype.itemsize >= 4 else np.dtype(np.float32)
@@ -163,8 +177,7 @@ class ConvUnit(object):
         folded.weight = nd.broadcast_mul(weight.astype(compute, copy=False), per_channel) \
             .astype(dtype, copy=False)
         folded.bias = shift.astype(dtype, copy=False)
-        self._folded[key] = folded
-        return folded.weight, folded.bias
+        return folded
 
     def __call__(self, x, residual=None, post_act=None):
         """The unit's output, or None when it cannot run fused now (hooks, deferred
