@@ -322,3 +322,20 @@ print(list(trace.describe(block).values()), peaks[0], peaks[-1])
     states, first, last = proc.stdout.split("]")[0] + "]", *proc.stdout.split("]")[1].split()
     assert states == "['recorded']"
     assert int(last) <= int(first) + (1 << 20)
+
+
+def test_a_deep_copy_of_a_replaying_block_computes_on_its_own_parameters():
+    import copy
+    net = _conv_bn_net()
+    net.hybridize()
+    x = RS.uniform(-1, 1, (2, 3, 4, 4)).astype(np.float32)
+    for _ in range(CALLS):
+        net(nd.array(x))
+    twin = copy.deepcopy(net)
+    twin[1].beta.set_data(nd.array(RS.uniform(-2, 2, (5,))))
+    for _ in range(CALLS):
+        np.testing.assert_allclose(twin(nd.array(x)).asnumpy(), _conv_bn_numpy(twin, x),
+                                   rtol=1e-4, atol=1e-5)
+        np.testing.assert_allclose(net(nd.array(x)).asnumpy(), _conv_bn_numpy(net, x),
+                                   rtol=1e-4, atol=1e-5)
+    assert not np.allclose(_conv_bn_numpy(twin, x), _conv_bn_numpy(net, x))

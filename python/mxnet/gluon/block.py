@@ -135,6 +135,20 @@ class Block(object):
                  for key, block in self._children.items()]
         return "{name}(\n{mods}\n)".format(name=self.__class__.__name__, mods="\n".join(lines))
 
+    # Attributes that cache runtime state (records, fold plans, with C handles in them), and
+    # their empty values: copies and pickles start without them.
+    _RUNTIME_CACHES = {"_traces": None}
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        for name, empty in self._RUNTIME_CACHES.items():
+            if name in state:
+                state[name] = empty
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+
     def __setattr__(self, name, value):
         if hasattr(self, name) and name in self.__dict__:
             existing = self.__dict__[name]

@@ -76,6 +76,8 @@ class HybridSequential(HybridBlock):
     convolution with the BatchNorm folded in (see conv_fold; MXNET_GLUON_FOLD_BN=0 disables).
     """
 
+    _RUNTIME_CACHES = dict(HybridBlock._RUNTIME_CACHES, _fold_children=None, _fold_steps=None)
+
     def __init__(self, prefix=None, params=None):
         super(HybridSequential, self).__init__(prefix=prefix, params=params)
         self._fold_children = None  # the children the cached plan was made for
