@@ -186,6 +186,20 @@ def test_switch_off_runs_every_layer(bn_calls):
     np.testing.assert_allclose(on, off, rtol=1e-4, atol=1e-4)
 
 
+def test_switch_off_runs_batchnorm_and_relu_as_layers_in_training(bn_calls, act_calls):
+    net, x = _small_net()
+    net.hybridize()
+    start_bn, start_act = bn_calls.calls, act_calls.calls
+    with autograd.record():
+        fused = net(x)
+    assert (bn_calls.calls, act_calls.calls) == (start_bn + 1, start_act)
+    with environment("MXNET_GLUON_FOLD_BN", "0"):
+        with autograd.record():
+            layers = net(x)
+    assert (bn_calls.calls, act_calls.calls) == (start_bn + 3, start_act + 1)
+    np.testing.assert_allclose(fused.asnumpy(), layers.asnumpy(), rtol=1e-5, atol=1e-5)
+
+
 def test_set_data_refolds():
     net, x = _small_net()
     net.hybridize()
@@ -242,7 +256,9 @@ def test_cast_refolds():
     np.testing.assert_allclose(out.asnumpy(), _unfused(net, x64), rtol=1e-10, atol=1e-10)
 
 
-def test_recording_and_training_mode_are_unchanged(bn_calls):
+def test_recording_and_training_mode_fold_nothing(bn_calls):
+    # Batch statistics: no BatchNorm folds into its convolution. The first BatchNorm, followed
+    # by a ReLU, runs as BatchNormWithReLU in the hybridized net; the second runs as a layer.
     ref, x = _small_net()
     net, _ = _small_net()
     for p_ref, p in zip(ref.collect_params().values(), net.collect_params().values()):
@@ -256,13 +272,13 @@ def test_recording_and_training_mode_are_unchanged(bn_calls):
         out.backward(nd.ones_like(out))
         grads.append([p.grad().asnumpy() for p in block.collect_params().values()
                       if p.grad_req != "null"])
-    assert bn_calls.calls == start + 4
+    assert bn_calls.calls == start + 2 + 1
     for g_ref, g in zip(*grads):
         np.testing.assert_allclose(g, g_ref, rtol=1e-5, atol=1e-6)
     # Training mode without recording uses batch statistics: nothing is folded either.
     with autograd.train_mode():
         np.testing.assert_allclose(net(x).asnumpy(), ref(x).asnumpy(), rtol=1e-5, atol=1e-5)
-    assert bn_calls.calls == start + 8
+    assert bn_calls.calls == start + 6
 
 
 def test_non_hybridized_and_hooked_blocks_run_every_layer(bn_calls):
@@ -357,10 +373,13 @@ def test_model_zoo_resnet_v1_fuses_the_residual_sum_and_relu(monkeypatch, model)
     with environment("MXNET_GLUON_FOLD_BN", "0"):
         np.testing.assert_allclose(net(x).asnumpy(), imperative, rtol=1e-5, atol=1e-5)
     unfused = len(activations)  # each block's ReLU and those inside its body
-    assert unfused > {"resnet18_v1": 8, "resnet50_v1": 16}[model]
-    with autograd.record():  # training mode: the blocks run as written
+    blocks = {"resnet18_v1": 8, "resnet50_v1": 16}[model]
+    assert unfused > blocks
+    with autograd.record():
         net(x)
-    assert len(activations) == 2 * unfused
+    # Training mode: each block's sum and ReLU run as written; the BatchNorm + ReLU pairs in
+    # the bodies and the stem run as BatchNormWithReLU.
+    assert len(activations) == unfused + blocks
 
 
 _VERBOSE = r'''

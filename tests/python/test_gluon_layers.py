@@ -134,6 +134,24 @@ def test_batchnorm_training_and_inference():
     _close(out, (x - rm.reshape(1, 3, 1, 1)) / np.sqrt(rv.reshape(1, 3, 1, 1) + 1e-5), tol=1e-3)
 
 
+def test_batchnorm_relu_training_and_inference():
+    x = RS.randn(4, 3, 2, 2)
+    bn = nn.BatchNormReLU(in_channels=3)
+    bn.initialize()
+    bn.beta.set_data(nd.array([0.5, -0.5, 0.0]))
+    with autograd.record():
+        out = bn(nd.array(x)).asnumpy()
+    mean, var = x.mean(axis=(0, 2, 3)), x.var(axis=(0, 2, 3))
+    beta = np.array([0.5, -0.5, 0.0]).reshape(1, 3, 1, 1)
+    ref = (x - mean.reshape(1, 3, 1, 1)) / np.sqrt(var.reshape(1, 3, 1, 1) + 1e-5) + beta
+    _close(out, np.maximum(ref, 0), tol=1e-3)
+    _close(bn.running_mean.data().asnumpy(), 0.1 * mean, tol=1e-4)
+    rm, rv = bn.running_mean.data().asnumpy(), bn.running_var.data().asnumpy()
+    out = bn(nd.array(x)).asnumpy()
+    ref = (x - rm.reshape(1, 3, 1, 1)) / np.sqrt(rv.reshape(1, 3, 1, 1) + 1e-5) + beta
+    _close(out, np.maximum(ref, 0), tol=1e-3)
+
+
 def test_layernorm_instancenorm_groupnorm():
     x = RS.randn(2, 4, 3)
     ln = nn.LayerNorm()

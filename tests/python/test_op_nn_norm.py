@@ -1,5 +1,5 @@
 """BatchNorm (eps, momentum, fix_gamma, use_global_stats, output_mean_var, axis; moving
-statistics updated by the training forward), LayerNorm, InstanceNorm, GroupNorm,
+statistics updated by the training forward), BatchNormWithReLU, LayerNorm, InstanceNorm, GroupNorm,
 L2Normalization and LRN: forward vs numpy, gradients vs finite differences of the numpy
 reference, oneDNN (float32) and plain kernels (float64 and the rerun)."""
 import numpy as np
@@ -33,12 +33,24 @@ def bn_ref(train):
     return ref
 
 
-def bn_case(name, shape, train=True, **params):
+def bn_relu_ref(train):
+    bn = bn_ref(train)
+
+    def ref(*args, **params):
+        out = bn(*args, **params)
+        if isinstance(out, list):
+            return [np.maximum(out[0], 0)] + out[1:]
+        return np.maximum(out, 0)
+    return ref
+
+
+def bn_case(name, shape, train=True, relu=False, **params):
     ax = params.get("axis", 1) % len(shape)
     c = shape[ax]
     inputs = [R.randn(*shape) * 2 + 0.5, R.rand(c) + 0.5, R.randn(c), R.randn(c) * 0.1, R.rand(c) + 0.5]
     outputs = 3 if params.get("output_mean_var") else 1
-    return Case("BatchNorm", name, inputs, params, bn_ref(train), grad=(0, 1, 2), train=train, outputs=outputs,
+    op, ref = ("BatchNormWithReLU", bn_relu_ref(train)) if relu else ("BatchNorm", bn_ref(train))
+    return Case(op, name, inputs, params, ref, grad=(0, 1, 2), train=train, outputs=outputs,
                 eps=1e-5, grad_tol={"float32": (5e-3, 5e-4)}, f32_inputs=(1, 2, 3, 4))
 
 
@@ -99,6 +111,13 @@ NORM = [
     bn_case("inference", (2, 3, 2, 2), train=False, fix_gamma=False),
     bn_case("inference_fix_gamma", (2, 3, 2, 2), train=False),
     bn_case("inference_axis_last", (2, 2, 3), train=False, fix_gamma=False, axis=-1),
+    bn_case("relu_train", (4, 3, 2, 2), relu=True, fix_gamma=False),
+    bn_case("relu_train_fix_gamma", (4, 3, 2, 2), relu=True),
+    bn_case("relu_train_3d_data", (2, 3, 2, 2, 2), relu=True, fix_gamma=False),
+    bn_case("relu_train_axis_last", (3, 2, 4), relu=True, fix_gamma=False, axis=-1),
+    bn_case("relu_train_output_mean_var", (4, 3, 2, 2), relu=True, fix_gamma=False, output_mean_var=True),
+    bn_case("relu_train_use_global_stats", (4, 3, 2, 2), relu=True, fix_gamma=False, use_global_stats=True),
+    bn_case("relu_inference", (2, 3, 2, 2), train=False, relu=True, fix_gamma=False),
     Case("LayerNorm", "last_axis", [R.randn(3, 4, 5), R.rand(5) + 0.5, R.randn(5)], {}, layer_norm_ref,
          grad=(0, 1, 2)),
     Case("LayerNorm", "axis_1_eps", [R.randn(3, 4, 2), R.rand(4) + 0.5, R.randn(4)], dict(axis=1, eps=0.125),
@@ -127,8 +146,8 @@ NORM = [
 
 
 # Half-typed data with float32 gamma, beta and statistics (MXNet's BatchNorm contract).
-NORM = NORM + with_dtypes([c for c in NORM if c.op == "BatchNorm" and c.name in (
-    "train_free_gamma", "train_axis_last", "inference", "train_output_mean_var")], HALF)
+NORM = NORM + with_dtypes([c for c in NORM if c.op.startswith("BatchNorm") and c.name in (
+    "train_free_gamma", "train_axis_last", "inference", "train_output_mean_var", "relu_train")], HALF)
 
 
 @pytest.mark.parametrize("case,dtype", fwd_params(NORM))
@@ -181,3 +200,65 @@ def test_bad_inputs_raise_mxnet_error_naming_op(call, needles):
 
 
 test_plain_path = plain_path_rerun(__file__)
+
+
+def _bn_relu_numpy(x, gamma, beta, dy, eps=1e-5):
+    """Training BatchNorm + ReLU over axis 1 and its gradients, in float64."""
+    red = (0,) + tuple(range(2, x.ndim))
+    shape = (1, -1) + (1,) * (x.ndim - 2)
+    mean, var = x.mean(axis=red), x.var(axis=red)
+    xhat = (x - mean.reshape(shape)) / np.sqrt(var.reshape(shape) + eps)
+    y = np.maximum(xhat * gamma.reshape(shape) + beta.reshape(shape), 0)
+    dpre = dy * (y > 0)
+    dxhat = dpre * gamma.reshape(shape)
+    dx = (dxhat - dxhat.mean(axis=red, keepdims=True) -
+          xhat * (dxhat * xhat).mean(axis=red, keepdims=True)) / np.sqrt(var.reshape(shape) + eps)
+    return y, dx, (dpre * xhat).sum(axis=red), dpre.sum(axis=red)
+
+
+@pytest.mark.parametrize("channels", [16, 12])
+def test_batchnorm_with_relu_after_a_convolution_matches_numpy(channels):
+    # After a convolution the data arrive in oneDNN's blocked format (12 channels: a partial
+    # block); the fused backward reads the ReLU mask the forward kept.
+    x = R.randn(3, channels, 6, 5)
+    w = R.randn(channels, channels, 1, 1) * 0.3
+    gamma, beta = R.rand(channels) + 0.5, R.randn(channels) * 0.5
+    dy = R.randn(3, channels, 6, 5)
+    X, G, B = mx.nd.array(x), mx.nd.array(gamma), mx.nd.array(beta)
+    for a in (X, G, B):
+        a.attach_grad()
+    mm, mv = mx.nd.zeros(channels), mx.nd.ones(channels)
+    with mx.autograd.record():
+        conv = mx.nd.Convolution(X, mx.nd.array(w), kernel=(1, 1), num_filter=channels, no_bias=True)
+        y = mx.nd.contrib.BatchNormWithReLU(conv, G, B, mm, mv, fix_gamma=False, eps=1e-5)
+    y.backward(mx.nd.array(dy))
+    c = np.einsum("nchw,fc->nfhw", x, w[:, :, 0, 0])
+    want_y, want_dc, want_dg, want_db = _bn_relu_numpy(c, gamma, beta, dy)
+    np.testing.assert_allclose(y.asnumpy(), want_y, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(X.grad.asnumpy(), np.einsum("nfhw,fc->nchw", want_dc, w[:, :, 0, 0]),
+                               rtol=1e-3, atol=1e-4)
+    np.testing.assert_allclose(G.grad.asnumpy(), want_dg, rtol=1e-3, atol=1e-4)
+    np.testing.assert_allclose(B.grad.asnumpy(), want_db, rtol=1e-3, atol=1e-4)
+    np.testing.assert_allclose(mm.asnumpy(), 0.1 * c.mean(axis=(0, 2, 3)), rtol=1e-4, atol=1e-6)
+
+
+_FUSED_VERBOSE = r"""
+import mxnet as mx
+x = mx.nd.random.uniform(-1, 1, shape=(2, 8, 4, 4))
+x.attach_grad()
+g, b = mx.nd.ones(8), mx.nd.zeros(8)
+with mx.autograd.record():
+    y = mx.nd.contrib.BatchNormWithReLU(mx.nd.Convolution(x, mx.nd.ones((8, 8, 1, 1)), kernel=(1, 1),
+        num_filter=8, no_bias=True), g, b, mx.nd.zeros(8), mx.nd.ones(8), fix_gamma=False)
+y.backward()
+mx.nd.waitall()
+"""
+
+
+def test_batchnorm_with_relu_runs_one_onednn_primitive_each_way():
+    from op_testing import onednn_execs, run_onednn_verbose
+    execs = onednn_execs(run_onednn_verbose(_FUSED_VERBOSE))
+    bnorm = [e for e in execs if e[3] == "batch_normalization"]
+    assert [e[5] for e in bnorm] == ["forward_training", "backward"], bnorm
+    assert all("flags:CHR" in e for e in bnorm), bnorm
+    assert not [e for e in execs if e[3] == "eltwise"]

@@ -9,7 +9,7 @@ calls with that signature replay the record directly, skipping the Gluon layers'
 45 us per operator, a tenth of Inception-v3's time at batch 1).
 
 The signature is the inputs' shapes, dtypes and contexts (and non-array arguments), whether
-autograd records and trains, and whether the BatchNorm folding switch is on. A record is used
+autograd records and trains, and whether the fusion switch (MXNET_GLUON_FOLD_BN) is on. A record is used
 only while it still describes the block:
 - the block tree is unchanged: children, hooks, hybridize flags and parameter attributes bump
   a global epoch (`structure_changed`);
@@ -87,13 +87,8 @@ def _signature(args):
             parts.append((type(a), a))
     if len(set(arrays)) != len(arrays):  # one array passed twice is a different graph
         parts.append(tuple(arrays.index(i) for i in arrays))
-    recording = autograd.is_recording()
-    training = autograd.is_training()
-    folding = False
-    if not recording and not training:
-        from .nn.conv_fold import fold_enabled
-        folding = fold_enabled()
-    return tuple(parts), recording, training, folding
+    from .nn.conv_fold import switch_on
+    return tuple(parts), autograd.is_recording(), autograd.is_training(), switch_on()
 
 
 def _hooked_below(block):

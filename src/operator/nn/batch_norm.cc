@@ -5,6 +5,8 @@
  *        training forward pass the moving statistics (inputs 3 and 4, mutated) are updated as
  *        moving = moving * momentum + batch * (1 - momentum), on both the oneDNN and the
  *        plain path, so the backward pass never touches them.
+ *        `_contrib_BatchNormWithReLU` is BatchNorm followed by a ReLU in one pass (oneDNN's
+ *        fuse_norm_relu); its hidden fourth output keeps the ReLU's mask for the backward.
  */
 #include <algorithm>
 #include <cmath>
@@ -29,14 +31,17 @@ struct BatchNormParam : public dmlc::Parameter<BatchNormParam> {
     DMLC_DECLARE_FIELD(eps).set_default(1e-3).describe("Epsilon to prevent div 0. Must be no less than 1e-5.");
     DMLC_DECLARE_FIELD(momentum).set_default(0.9f).describe("Momentum for moving average.");
     DMLC_DECLARE_FIELD(fix_gamma).set_default(true).describe("Fix gamma while training (gamma treated as 1).");
-    DMLC_DECLARE_FIELD(use_global_stats).set_default(false)
+    DMLC_DECLARE_FIELD(use_global_stats)
+        .set_default(false)
         .describe("Whether use global moving statistics instead of local batch-norm.");
     DMLC_DECLARE_FIELD(output_mean_var).set_default(false).describe("Output the mean and var as well.");
     DMLC_DECLARE_FIELD(axis).set_default(1).describe("Specify which shape axis the channel is specified.");
     DMLC_DECLARE_FIELD(cudnn_off).set_default(false).describe("Do not select CUDNN operator, if available.");
-    DMLC_DECLARE_FIELD(min_calib_range).set_default(dmlc::optional<float>())
+    DMLC_DECLARE_FIELD(min_calib_range)
+        .set_default(dmlc::optional<float>())
         .describe("The minimum scalar value in the form of float32 obtained through calibration (quantization).");
-    DMLC_DECLARE_FIELD(max_calib_range).set_default(dmlc::optional<float>())
+    DMLC_DECLARE_FIELD(max_calib_range)
+        .set_default(dmlc::optional<float>())
         .describe("The maximum scalar value in the form of float32 obtained through calibration (quantization).");
   }
 };
@@ -158,8 +163,8 @@ void BNBackwardPlain(const BNView& v, const BatchNormParam& p, bool training, co
 bool UseOneDNN(const NodeAttrs& attrs, const TBlob& x, const std::vector<OpReqType>& req) {
 #if MXNET_USE_ONEDNN
   const int ax = NormAxis(attrs, attrs.get<BatchNormParam>().axis, x.ndim());
-  return onednn::Enabled() && x.type_flag_ == kFloat32 && ax == 1 && x.ndim() >= 2 && x.ndim() <= 5 &&
-         x.Size() > 0 && !AnyAddTo(req);
+  return onednn::Enabled() && x.type_flag_ == kFloat32 && ax == 1 && x.ndim() >= 2 && x.ndim() <= 5 && x.Size() > 0 &&
+         !AnyAddTo(req);
 #else
   return false;
 #endif
@@ -168,19 +173,19 @@ bool UseOneDNN(const NodeAttrs& attrs, const TBlob& x, const std::vector<OpReqTy
 /*! \brief The oneDNN forward for float32 data; false when the plain kernel must run. */
 template <typename D, typename P>
 bool OneDNNForward(const NodeAttrs&, const BatchNormParam&, bool, const std::vector<TBlob>&,
-                   const std::vector<OpReqType>&, const std::vector<TBlob>&, int64_t) {
+                   const std::vector<OpReqType>&, const std::vector<TBlob>&, int64_t, bool, uint8_t*) {
   return false;
 }
 template <typename D, typename P>
 bool OneDNNBackward(const NodeAttrs&, const BatchNormParam&, bool, const std::vector<TBlob>&,
-                    const std::vector<OpReqType>&, const std::vector<TBlob>&, int64_t) {
+                    const std::vector<OpReqType>&, const std::vector<TBlob>&, int64_t, const uint8_t*) {
   return false;
 }
 #if MXNET_USE_ONEDNN
 template <>
 bool OneDNNForward<float, float>(const NodeAttrs& attrs, const BatchNormParam& p, bool training,
                                  const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
-                                 const std::vector<TBlob>& out, int64_t C) {
+                                 const std::vector<TBlob>& out, int64_t C, bool relu, uint8_t* workspace) {
   if (!UseOneDNN(attrs, in[0], req)) return false;
   std::vector<float> ones;
   const float* gamma = in[1].dptr<float>();
@@ -189,13 +194,13 @@ bool OneDNNForward<float, float>(const NodeAttrs& attrs, const BatchNormParam& p
     gamma = ones.data();
   }
   onednn::BatchNormForward(in[0], gamma, in[2].dptr<float>(), out[1].dptr<float>(), out[2].dptr<float>(), out[0],
-                           static_cast<float>(p.eps), !training);
+                           static_cast<float>(p.eps), !training, relu, workspace);
   return true;
 }
 template <>
 bool OneDNNBackward<float, float>(const NodeAttrs& attrs, const BatchNormParam& p, bool training,
                                   const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
-                                  const std::vector<TBlob>& out, int64_t C) {
+                                  const std::vector<TBlob>& out, int64_t C, const uint8_t* relu_workspace) {
   // oneDNN writes all three gradients: an unrequested dgamma/dbeta (frozen scale or shift)
   // goes to scratch; an unrequested dx (BatchNorm on a network's input) takes the plain path.
   if (!UseOneDNN(attrs, in[1], req) || req[0] == kNullOp) return false;
@@ -209,18 +214,35 @@ bool OneDNNBackward<float, float>(const NodeAttrs& attrs, const BatchNormParam& 
     ones.assign(C, 1.f);
     gamma = ones.data();
   }
-  onednn::BatchNormBackward(in[0], in[1], gamma, in[3].dptr<float>(), in[4].dptr<float>(), out[0], dgamma, dbeta,
-                            static_cast<float>(p.eps), !training);
+  if (!onednn::BatchNormBackward(in[0], in[1], gamma, in[3].dptr<float>(), in[4].dptr<float>(), out[0], dgamma, dbeta,
+                                 static_cast<float>(p.eps), !training, relu_workspace))
+    return false;
   if (p.fix_gamma) std::fill(dgamma, dgamma + C, 0.f);
   return true;
 }
 #endif
 
-void BNCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
-               const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+// After the ReLU mask in BatchNormWithReLU's workspace: the tag of the oneDNN primitive that
+// wrote it (0: none did, the backward masks the gradient with the output instead).
+constexpr int64_t kReluTagBytes = 8;
+
+/*! \brief y = max(bn, 0) stored with req (the plain path's ReLU after a plain BatchNorm). */
+template <typename D>
+void ReluStore(const D* bn, D* y, int64_t n, OpReqType req) {
+#pragma omp parallel for schedule(static) if (UseParallel(n))
+  for (int64_t i = 0; i < n; ++i) {
+    const compute_t<D> v = bn[i];
+    Store(y + i, req, v > compute_t<D>(0) ? v : compute_t<D>(0));
+  }
+}
+
+void BNForward(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+               const std::vector<OpReqType>& req, const std::vector<TBlob>& out, bool relu) {
   const auto& p = attrs.get<BatchNormParam>();
   const bool training = ctx.is_train && !p.use_global_stats;
   const BNView v(attrs, in[0].shape_);
+  uint8_t* workspace = relu ? out[3].dptr<uint8_t>() : nullptr;
+  if (workspace) std::fill(workspace + in[0].Size(), workspace + in[0].Size() + kReluTagBytes, uint8_t(0));
 #if MXNET_USE_ONEDNN
   // The op accepts blocked data (input 0, read by the oneDNN path); parameters and
   // statistics are always read plainly.
@@ -236,13 +258,19 @@ void BNCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<T
       std::copy(mmean, mmean + v.C, mean);
       std::copy(mvar, mvar + v.C, var);
     }
-    const bool done = OneDNNForward<D, P>(attrs, p, training, in, req, out, v.C);
+    const bool done = OneDNNForward<D, P>(attrs, p, training, in, req, out, v.C, relu, workspace);
 #if MXNET_USE_ONEDNN
     if (!done) onednn::PlainInput(0);
 #endif
-    if (!done)
+    if (!done && !relu)
       BNForwardPlain<D, P>(v, p, training, in[0].dptr<D>(), in[1].dptr<P>(), in[2].dptr<P>(), mean, var,
                            out[0].dptr<D>(), req[0]);
+    if (!done && relu) {
+      std::vector<D> bn(in[0].Size());
+      BNForwardPlain<D, P>(v, p, training, in[0].dptr<D>(), in[1].dptr<P>(), in[2].dptr<P>(), mean, var, bn.data(),
+                           kWriteTo);
+      ReluStore(bn.data(), out[0].dptr<D>(), static_cast<int64_t>(bn.size()), req[0]);
+    }
     if (training) {
       const P mom = static_cast<P>(p.momentum);
       for (int64_t c = 0; c < v.C; ++c) {
@@ -253,6 +281,16 @@ void BNCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<T
   });
 }
 
+void BNCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+               const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  BNForward(attrs, ctx, in, req, out, false);
+}
+
+void BNReluCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                   const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  BNForward(attrs, ctx, in, req, out, true);
+}
+
 void BNBackward(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
                 const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   // inputs (ograd, data, gamma, mean, var); outputs (ddata, dgamma, dbeta)
@@ -261,7 +299,7 @@ void BNBackward(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<
   const BNView v(attrs, in[1].shape_);
   MXNET_REAL_TYPE_SWITCH(in[1].type_flag_, D, {
     using P = std::conditional_t<std::is_same_v<D, double>, double, float>;
-    if (OneDNNBackward<D, P>(attrs, p, training, in, req, out, v.C)) return;
+    if (OneDNNBackward<D, P>(attrs, p, training, in, req, out, v.C, nullptr)) return;
 #if MXNET_USE_ONEDNN
     onednn::PlainInputs();  // the op accepts blocked inputs; the plain kernel reads plain memory
 #endif
@@ -270,12 +308,55 @@ void BNBackward(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<
   });
 }
 
+void BNReluBackward(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                    const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  // inputs (ograd, data, gamma, mean, var, output, workspace); outputs (ddata, dgamma, dbeta)
+  const auto& p = attrs.get<BatchNormParam>();
+  const bool training = ctx.is_train && !p.use_global_stats;
+  const BNView v(attrs, in[1].shape_);
+  const std::vector<TBlob> bn_in(in.begin(), in.begin() + 5);
+  MXNET_REAL_TYPE_SWITCH(in[1].type_flag_, D, {
+    using P = std::conditional_t<std::is_same_v<D, double>, double, float>;
+    // oneDNN's backward applies the mask its forward kept; it declines a mask written for
+    // another format, or none (the plain forward ran).
+    if (OneDNNBackward<D, P>(attrs, p, training, bn_in, req, out, v.C, in[6].dptr<uint8_t>())) return;
+#if MXNET_USE_ONEDNN
+    onednn::PlainInputs();
+#endif
+    // Otherwise the ReLU's gradient is taken from its output, then the BatchNorm's.
+    std::vector<D> masked(in[0].Size());
+    const D* dy = in[0].dptr<D>();
+    const D* y = in[5].dptr<D>();
+    const D zero = static_cast<D>(compute_t<D>(0));
+    for (size_t i = 0; i < masked.size(); ++i)
+      masked[i] = static_cast<compute_t<D>>(y[i]) > compute_t<D>(0) ? dy[i] : zero;
+    std::vector<TBlob> plain_in = bn_in;
+    plain_in[0].dptr_ = masked.data();
+    if (OneDNNBackward<D, P>(attrs, p, training, plain_in, req, out, v.C, nullptr)) return;
+    BNBackwardPlain<D, P>(v, p, training, masked.data(), in[1].dptr<D>(), in[2].dptr<P>(), in[3].dptr<P>(),
+                          in[4].dptr<P>(), out[0].dptr<D>(), out[1].dptr<P>(), out[2].dptr<P>(), req);
+  });
+}
+
+bool BNReluShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
+  if (!BNShape(attrs, in, out)) return false;
+  AssignShape(attrs, &(*out)[3], TShape{static_cast<int64_t>((*in)[0].Size()) + kReluTagBytes}, "workspace", 3);
+  return true;
+}
+
+bool BNReluType(const NodeAttrs& attrs, std::vector<int>* in, std::vector<int>* out) {
+  if (!BNType(attrs, in, out)) return false;
+  AssignType(attrs, &(*out)[3], kUint8, "workspace", 3);
+  return true;
+}
+
 }  // namespace
 
 MXNET_REGISTER_OP(BatchNorm)
-    .describe("Batch normalization: normalizes data over all axes but `axis` with the batch statistics while "
-              "training (updating moving_mean/moving_var in place) and the moving statistics otherwise, then "
-              "scales by gamma and shifts by beta.")
+    .describe(
+        "Batch normalization: normalizes data over all axes but `axis` with the batch statistics while "
+        "training (updating moving_mean/moving_var in place) and the moving statistics otherwise, then "
+        "scales by gamma and shifts by beta.")
     .add_alias("_npx_batch_norm")
     .set_num_inputs(5)
     .set_num_outputs(3)
@@ -283,7 +364,9 @@ MXNET_REGISTER_OP(BatchNorm)
     .set_list_input_names([](const NodeAttrs&) {
       return std::vector<std::string>{"data", "gamma", "beta", "moving_mean", "moving_var"};
     })
-    .set_list_output_names([](const NodeAttrs&) { return std::vector<std::string>{"output", "mean", "var"}; })
+    .set_list_output_names([](const NodeAttrs&) {
+      return std::vector<std::string>{"output", "mean", "var"};
+    })
     .add_argument("data", "NDArray-or-Symbol", "Input data to batch normalization.")
     .add_argument("gamma", "NDArray-or-Symbol", "gamma array.")
     .add_argument("beta", "NDArray-or-Symbol", "beta array.")
@@ -293,13 +376,15 @@ MXNET_REGISTER_OP(BatchNorm)
     .set_attr_parser(ParamParser<BatchNormParam>)
     .set_infer_shape(BNShape)
     .set_infer_type(BNType)
-    .set_mutate_inputs([](const NodeAttrs&) { return std::vector<uint32_t>{3, 4}; })
+    .set_mutate_inputs([](const NodeAttrs&) {
+      return std::vector<uint32_t>{3, 4};
+    })
     .set_compute(Context::kCPU, BNCompute)
     .set_accepts_opaque_layout(true)
     .set_gradient([](const NodePtr& n, const std::vector<NodeEntry>& og) {
-      auto g = MakeNodeOutputs("_backward_BatchNorm", n->attrs.name + "_backward",
-                               {og[0], n->inputs[0], n->inputs[1], NodeEntry{n, 1, 0}, NodeEntry{n, 2, 0}},
-                               n->attrs.dict);
+      auto g =
+          MakeNodeOutputs("_backward_BatchNorm", n->attrs.name + "_backward",
+                          {og[0], n->inputs[0], n->inputs[1], NodeEntry{n, 1, 0}, NodeEntry{n, 2, 0}}, n->attrs.dict);
       g.push_back(MakeZeroGrad(n, 3));
       g.push_back(MakeZeroGrad(n, 4));
       return g;
@@ -329,6 +414,72 @@ MXNET_REGISTER_OP(_backward_BatchNorm)
       return (*in)[1] >= 0 && (*in)[2] >= 0;
     })
     .set_compute(Context::kCPU, BNBackward)
+    .set_accepts_opaque_layout(true);
+
+MXNET_REGISTER_OP(_contrib_BatchNormWithReLU)
+    .describe(
+        "BatchNorm followed by a ReLU, computed in one pass: max(BatchNorm(data), 0). Parameters, "
+        "statistics and the in-place update of moving_mean/moving_var are BatchNorm's.")
+    .add_alias("BatchNormWithReLU")
+    .set_num_inputs(5)
+    .set_num_outputs(4)
+    .set_num_visible_outputs([](const NodeAttrs& a) { return a.get<BatchNormParam>().output_mean_var ? 3u : 1u; })
+    .set_list_input_names([](const NodeAttrs&) {
+      return std::vector<std::string>{"data", "gamma", "beta", "moving_mean", "moving_var"};
+    })
+    .set_list_output_names([](const NodeAttrs&) {
+      return std::vector<std::string>{"output", "mean", "var", "workspace"};
+    })
+    .add_argument("data", "NDArray-or-Symbol", "Input data to batch normalization.")
+    .add_argument("gamma", "NDArray-or-Symbol", "gamma array.")
+    .add_argument("beta", "NDArray-or-Symbol", "beta array.")
+    .add_argument("moving_mean", "NDArray-or-Symbol", "running mean of input (auxiliary state, updated).")
+    .add_argument("moving_var", "NDArray-or-Symbol", "running variance of input (auxiliary state, updated).")
+    .add_arguments(BatchNormParam::__FIELDS__())
+    .set_attr_parser(ParamParser<BatchNormParam>)
+    .set_infer_shape(BNReluShape)
+    .set_infer_type(BNReluType)
+    .set_mutate_inputs([](const NodeAttrs&) {
+      return std::vector<uint32_t>{3, 4};
+    })
+    .set_compute(Context::kCPU, BNReluCompute)
+    .set_accepts_opaque_layout(true)
+    .set_gradient([](const NodePtr& n, const std::vector<NodeEntry>& og) {
+      auto g = MakeNodeOutputs("_backward_BatchNormWithReLU", n->attrs.name + "_backward",
+                               {og[0], n->inputs[0], n->inputs[1], NodeEntry{n, 1, 0}, NodeEntry{n, 2, 0},
+                                NodeEntry{n, 0, 0}, NodeEntry{n, 3, 0}},
+                               n->attrs.dict);
+      g.push_back(MakeZeroGrad(n, 3));
+      g.push_back(MakeZeroGrad(n, 4));
+      return g;
+    });
+
+MXNET_REGISTER_OP(_backward_BatchNormWithReLU)
+    .describe("Gradients of BatchNormWithReLU with respect to data, gamma and beta.")
+    .set_num_inputs(7)
+    .set_num_outputs(3)
+    .add_argument("ograd", "NDArray-or-Symbol", "Gradient of the output.")
+    .add_argument("data", "NDArray-or-Symbol", "The forward input.")
+    .add_argument("gamma", "NDArray-or-Symbol", "The forward gamma.")
+    .add_argument("mean", "NDArray-or-Symbol", "The forward mean output.")
+    .add_argument("var", "NDArray-or-Symbol", "The forward variance output.")
+    .add_argument("output", "NDArray-or-Symbol", "The forward output.")
+    .add_argument("workspace", "NDArray-or-Symbol", "The forward's ReLU mask.")
+    .add_arguments(BatchNormParam::__FIELDS__())
+    .set_attr_parser(ParamParser<BatchNormParam>)
+    .set_infer_shape([](const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
+      AssignShape(attrs, &(*out)[0], (*in)[1], "output", 0);
+      AssignShape(attrs, &(*out)[1], (*in)[2], "output", 1);
+      AssignShape(attrs, &(*out)[2], (*in)[2], "output", 2);
+      return (*in)[1].IsKnown() && (*in)[2].IsKnown();
+    })
+    .set_infer_type([](const NodeAttrs& attrs, std::vector<int>* in, std::vector<int>* out) {
+      AssignType(attrs, &(*out)[0], (*in)[1], "output", 0);
+      AssignType(attrs, &(*out)[1], (*in)[2], "output", 1);
+      AssignType(attrs, &(*out)[2], (*in)[2], "output", 2);
+      return (*in)[1] >= 0 && (*in)[2] >= 0;
+    })
+    .set_compute(Context::kCPU, BNReluBackward)
     .set_accepts_opaque_layout(true);
 
 }  // namespace op

@@ -11,7 +11,8 @@ from .activations import Activation
 from . import conv_fold
 
 __all__ = ["Sequential", "HybridSequential", "Dense", "Dropout", "Embedding", "BatchNorm",
-           "InstanceNorm", "LayerNorm", "GroupNorm", "Flatten", "Lambda", "HybridLambda"]
+           "BatchNormReLU", "InstanceNorm", "LayerNorm", "GroupNorm", "Flatten", "Lambda",
+           "HybridLambda"]
 
 
 def _run_chain(children, x, args):
@@ -73,31 +74,34 @@ class HybridSequential(HybridBlock):
     """Runs its (hybrid) children one after the other.
 
     Hybridized and in inference, Convolution + BatchNorm (+ Activation) children run as one
-    convolution with the BatchNorm folded in (see conv_fold; MXNET_GLUON_FOLD_BN=0 disables).
+    convolution with the BatchNorm folded in, and in every mode BatchNorm + ReLU children run as
+    one BatchNormWithReLU op (see conv_fold; MXNET_GLUON_FOLD_BN=0 disables both).
     """
 
-    _RUNTIME_CACHES = dict(HybridBlock._RUNTIME_CACHES, _fold_children=None, _fold_steps=None)
+    _RUNTIME_CACHES = dict(HybridBlock._RUNTIME_CACHES, _fold_children=None, _fold_steps={})
 
     def __init__(self, prefix=None, params=None):
         super(HybridSequential, self).__init__(prefix=prefix, params=params)
-        self._fold_children = None  # the children the cached plan was made for
-        self._fold_steps = None
+        self._fold_children = None  # the children the cached plans were made for
+        self._fold_steps = {}       # folding (inference) or not -> plan
 
     def add(self, *blocks):
         for block in blocks:
             self.register_child(block)
 
-    def _fold_plan(self):
+    def _fold_plan(self, folding=True):
         """The children as fusion steps (conv_fold.plan_steps), replanned when they change."""
         children = list(self._children.values())
         if self._fold_children != children:
-            self._fold_steps = conv_fold.plan_steps(children)
+            self._fold_steps = {}
             self._fold_children = children
-        return self._fold_steps
+        if folding not in self._fold_steps:
+            self._fold_steps[folding] = conv_fold.plan_steps(children, folding)
+        return self._fold_steps[folding]
 
     def hybrid_forward(self, F, x, *args):
-        if self._active and conv_fold.fold_enabled():
-            steps = self._fold_plan()
+        if self._active and conv_fold.switch_on():
+            steps = self._fold_plan(conv_fold.fold_enabled())
             if steps is not None:
                 return conv_fold.run_steps(steps, x, args)
         return _run_chain(list(self._children.values()), x, args)
@@ -226,6 +230,15 @@ class BatchNorm(HybridBlock):
         args = ", ".join("=".join([k, repr(v)]) for k, v in self._kwargs.items())
         return "{name}({content}, in_channels={ch})".format(
             name=self.__class__.__name__, content=args, ch=in_channels if in_channels else None)
+
+
+class BatchNormReLU(BatchNorm):
+    """BatchNorm followed by a ReLU, as one op (`contrib.BatchNormWithReLU`): the same
+    parameters, running statistics and arguments as BatchNorm."""
+
+    def hybrid_forward(self, F, x, gamma, beta, running_mean, running_var):
+        return F.contrib.BatchNormWithReLU(x, gamma, beta, running_mean, running_var,
+                                           **self._kwargs)
 
 
 class _AffineNorm(HybridBlock):

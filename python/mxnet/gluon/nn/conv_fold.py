@@ -1,4 +1,4 @@
-"""Inference fusion inside hybridized HybridSequential blocks.
+"""Fusion inside hybridized HybridSequential blocks.
 
 A channel-first Convolution child immediately followed by a BatchNorm on axis 1 runs as one
 convolution with the BatchNorm folded into its parameters:
@@ -9,7 +9,10 @@ convolution with the BatchNorm folded into its parameters:
 and a following Activation (or the convolution's own `activation` when no BatchNorm follows)
 joins it as the `_sg_onednn_conv` op, which runs it as a oneDNN post-op of the convolution.
 Only in inference: autograd not recording and not in training mode, where BatchNorm uses its
-running statistics. MXNET_GLUON_FOLD_BN=0 turns it off.
+running statistics. In every mode, a BatchNorm child followed by Activation('relu') (one the
+folding did not take) runs as `_contrib_BatchNormWithReLU`: one pass forward, and in training a
+backward that applies the ReLU's mask inside oneDNN's BatchNorm backward instead of a separate
+ReLU backward, with no pre-ReLU output kept for it. MXNET_GLUON_FOLD_BN=0 turns both off.
 
 A residual block act(body(x) + residual) whose body is such a HybridSequential ending in
 conv [+ BatchNorm] (ResNet v1's blocks) runs its last unit with the sum and the activation fused
@@ -44,14 +47,17 @@ _OFF = (b"0", b"false", b"no", b"off")
 _FUSABLE_ACTS = ("relu", "sigmoid", "tanh", "softrelu", "softsign")
 
 
-def fold_enabled():
-    """Whether fusion applies now: the switch is on, autograd is not recording and not in
-    training mode."""
+def switch_on():
+    """MXNET_GLUON_FOLD_BN is not off."""
     value = ctypes.c_char_p()
     check_call(_LIB.MXGetEnv(_SWITCH, ctypes.byref(value)))
-    if value.value is not None and value.value.strip().lower() in _OFF:
-        return False
-    return not autograd.is_recording() and not autograd.is_training()
+    return value.value is None or value.value.strip().lower() not in _OFF
+
+
+def fold_enabled():
+    """Whether folding applies now: the switch is on, autograd is not recording and not in
+    training mode."""
+    return switch_on() and not autograd.is_recording() and not autograd.is_training()
 
 
 def _fused_op_runs_on(ctx):
@@ -207,11 +213,49 @@ class ConvUnit(object):
         return out
 
 
-def _match(children, i):
-    """The ConvUnit starting at children[i], or None."""
+class BNReluUnit(object):
+    """A BatchNorm child and the Activation('relu') after it, run as one op."""
+
+    def __init__(self, blocks, bn):
+        self.blocks = blocks
+        self.bn = bn
+        self._call = None
+
+    def __call__(self, x):
+        """The unit's output, or None when it cannot run fused now (hooks, deferred
+        initialisation): the caller then runs the children one by one."""
+        if not isinstance(x, nd.NDArray) or \
+                any(b._forward_hooks or b._forward_pre_hooks for b in self.blocks):
+            return None
+        bn, ctx = self.bn, x.context
+        try:
+            params = [bn.gamma.data(ctx), bn.beta.data(ctx), bn.running_mean.data(ctx),
+                      bn.running_var.data(ctx)]
+        except DeferredInitializationError:
+            return None
+        if self._call is None:
+            keys = sorted(bn._kwargs)
+            self._call = (_op_handle("_contrib_BatchNormWithReLU"),
+                          EncodedParams(keys, [_param_str(k, bn._kwargs[k]) for k in keys]))
+        handle, encoded = self._call
+        return imperative_invoke(handle, [x] + params, encoded, None)
+
+
+def _match_bn_relu(children, i):
+    """The BNReluUnit starting at children[i], or None."""
+    from .basic_layers import BatchNorm
+    bn = children[i]
+    if _unmodified(bn, BatchNorm) and i + 1 < len(children) and \
+            _plain_activation(children[i + 1]) and children[i + 1]._act_type == "relu":
+        return BNReluUnit(children[i:i + 2], bn)
+    return None
+
+
+def _match(children, i, folding):
+    """The ConvUnit (when folding) or BNReluUnit starting at children[i], or None."""
     conv = children[i]
-    if not _foldable_conv(conv):
-        return None
+    if not folding or not _foldable_conv(conv):
+        return _match_bn_relu(children, i)
     j = i + 1
     bn = None
     if conv.act is None and j < len(children) and _foldable_bn(children[j]):
@@ -226,11 +270,12 @@ def _match(children, i):
     return ConvUnit(children[i:j], conv, bn, act_type)
 
 
-def plan_steps(children):
-    """children as steps: blocks run as they are and ConvUnits; None when nothing fuses."""
+def plan_steps(children, folding=True):
+    """children as steps: blocks run as they are, ConvUnits (when folding) and BNReluUnits;
+    None when nothing fuses."""
     steps, i, fused = [], 0, False
     while i < len(children):
-        unit = _match(children, i)
+        unit = _match(children, i, folding)
         if unit is None:
             steps.append(children[i])
             i += 1
@@ -253,7 +298,7 @@ def run_steps(steps, x, args):
     extra inputs of the next); a unit reached with extra inputs runs its children."""
     args = list(args)
     for step in steps:
-        if isinstance(step, ConvUnit):
+        if not isinstance(step, Block):  # a fused unit
             out = step(x) if not args else None
             if out is not None:
                 x = out

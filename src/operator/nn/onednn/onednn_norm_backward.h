@@ -8,6 +8,8 @@
 
 #if MXNET_USE_ONEDNN
 
+#include <unordered_map>
+
 #include "operator/nn/onednn/onednn_base.h"
 
 namespace mxnet {
@@ -27,7 +29,7 @@ struct NormBackwardOperands {
 /*! \brief Binds the arrays of one call and runs a batch- or layer-norm backward primitive. */
 inline void ExecuteNormBackward(const dnnl::primitive& prim, NormBackwardOperands* m, const TBlob& dy, const TBlob& x,
                                 const float* gamma, const float* mean, const float* var, const TBlob& dx, float* dgamma,
-                                float* dbeta) {
+                                float* dbeta, const dnnl::memory* workspace = nullptr) {
   m->ddst.set_data_handle(dy.dptr_);
   m->src.set_data_handle(x.dptr_);
   m->scale.set_data_handle(const_cast<float*>(gamma));
@@ -36,16 +38,14 @@ inline void ExecuteNormBackward(const dnnl::primitive& prim, NormBackwardOperand
   m->dsrc.set_data_handle(dx.dptr_);
   m->dscale.set_data_handle(dgamma);
   m->dshift.set_data_handle(dbeta);
+  std::unordered_map<int, dnnl::memory> args{
+      {DNNL_ARG_DIFF_DST, m->ddst},     {DNNL_ARG_SRC, m->src},          {DNNL_ARG_SCALE, m->scale},
+      {DNNL_ARG_SHIFT, m->scale},  // oneDNN 2.6 checks it is bound though backward never reads it
+      {DNNL_ARG_MEAN, m->mean},         {DNNL_ARG_VARIANCE, m->var},     {DNNL_ARG_DIFF_SRC, m->dsrc},
+      {DNNL_ARG_DIFF_SCALE, m->dscale}, {DNNL_ARG_DIFF_SHIFT, m->dshift}};
+  if (workspace) args.emplace(DNNL_ARG_WORKSPACE, *workspace);  // the fused ReLU's mask
   dnnl::stream& s = ThreadStream();
-  prim.execute(s, {{DNNL_ARG_DIFF_DST, m->ddst},
-                   {DNNL_ARG_SRC, m->src},
-                   {DNNL_ARG_SCALE, m->scale},
-                   {DNNL_ARG_SHIFT, m->scale},  // oneDNN 2.6 checks it is bound though backward never reads it
-                   {DNNL_ARG_MEAN, m->mean},
-                   {DNNL_ARG_VARIANCE, m->var},
-                   {DNNL_ARG_DIFF_SRC, m->dsrc},
-                   {DNNL_ARG_DIFF_SCALE, m->dscale},
-                   {DNNL_ARG_DIFF_SHIFT, m->dshift}});
+  prim.execute(s, args);
   s.wait();
 }
 

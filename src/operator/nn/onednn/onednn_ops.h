@@ -26,8 +26,8 @@ void FCBackward(const TBlob& dy, const TBlob& x, const TBlob& w, const TBlob* dx
 
 // ---- pooling on channel-first (N, C, spatial...) data ----
 struct PoolDesc {
-  bool max;                   // else average
-  bool include_pad;           // average only
+  bool max;          // else average
+  bool include_pad;  // average only
   std::vector<int64_t> kernel, stride, pad_l, pad_r;
 };
 /*! \brief Reads a blocked x and leaves y blocked when the op allows (onednn_layout.h). */
@@ -38,11 +38,17 @@ void AvgPoolBackward(const PoolDesc& p, const TBlob& dy, const TBlob& dx);
 void MaxPoolBackward(const PoolDesc& p, const TBlob& dy, const TBlob& x, const TBlob& dx);
 
 // ---- batch normalization over axis 1 ----
-/*! \brief Training: writes batch mean and (biased) variance; inference: reads them. */
+/*! \brief Training: writes batch mean and (biased) variance; inference: reads them. relu applies a
+ *         ReLU to the output; in training it needs workspace: x.Size() bytes for the mask, then
+ *         8 for the tag of the primitive that wrote it. */
 void BatchNormForward(const TBlob& x, const float* gamma, const float* beta, float* mean, float* var, const TBlob& y,
-                      float eps, bool use_stats);
-void BatchNormBackward(const TBlob& dy, const TBlob& x, const float* gamma, const float* mean,
-                       const float* var, const TBlob& dx, float* dgamma, float* dbeta, float eps, bool use_stats);
+                      float eps, bool use_stats, bool relu = false, uint8_t* workspace = nullptr);
+/*! \brief With relu_workspace (a fused ReLU's training forward wrote it), dy is the gradient of the
+ *         ReLU's output; false, computing nothing, when the workspace was not written by this
+ *         format's forward (the caller then masks dy itself). */
+bool BatchNormBackward(const TBlob& dy, const TBlob& x, const float* gamma, const float* mean, const float* var,
+                       const TBlob& dx, float* dgamma, float* dbeta, float eps, bool use_stats,
+                       const uint8_t* relu_workspace = nullptr);
 
 // ---- element-wise activations ----
 bool EltwiseSupported(dnnl::algorithm alg);
@@ -59,8 +65,7 @@ void SoftmaxBackward(bool log, const TBlob& dy, const TBlob& y, const TBlob& dx,
 
 // ---- local response normalization across channels (axis 1) ----
 void LRNForward(const TBlob& x, const TBlob& y, int64_t nsize, float alpha, float beta, float knorm);
-void LRNBackward(const TBlob& dy, const TBlob& x, const TBlob& dx, int64_t nsize, float alpha, float beta,
-                 float knorm);
+void LRNBackward(const TBlob& dy, const TBlob& x, const TBlob& dx, int64_t nsize, float alpha, float beta, float knorm);
 
 // ---- layer normalization over the last axis; mean and var per row ----
 void LayerNormForward(const TBlob& x, const float* gamma, const float* beta, const TBlob& y, float* mean, float* var,
