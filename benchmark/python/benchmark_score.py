@@ -11,9 +11,10 @@ times, the frameworks in reverse order every other round (figures are medians ov
 drifting machine then skews all frameworks alike.
 
 Frameworks (a peer that is not installed is reported as missing, never skipped silently):
-  ours         this runtime's mx.gluon.model_zoo.vision, hybridized: ops run imperatively, and
-               hybridized HybridSequentials fold conv + BatchNorm (+ activation) in inference
-               (ResNet v1 blocks also fuse their residual sum + ReLU).
+  ours         this runtime's mx.gluon.model_zoo.vision, hybridized: later calls replay the
+               operator calls recorded from an earlier one, and HybridSequentials fold conv +
+               BatchNorm (+ activation) in inference (ResNet v1 blocks also fuse their
+               residual sum + ReLU).
   mxnet191     Apache MXNet 1.9.1 from PyPI (benchmark/.peers/mxnet191), the same zoo models,
                hybridized with static_alloc/static_shape as its users run inference.
   torch        Debian's python3-torch with torchvision's models, via /usr/bin/python3: eager
@@ -163,7 +164,8 @@ def worker_mxnet(spec, flavour):
         try:
             net = getattr(vision, name)()
             net.initialize(mx.init.Xavier())
-            # 1.9.1 builds a static graph with this; ours folds conv + BatchNorm in inference.
+            # 1.9.1 builds a static graph with this; ours replays recorded calls and folds
+            # conv + BatchNorm in inference.
             net.hybridize(static_alloc=True, static_shape=True)
             if flavour == "ours":
                 emit({"model": name, "macs_per_image": mxnet_macs(mx, net, side)})

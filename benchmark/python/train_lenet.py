@@ -16,7 +16,8 @@ steps (--resnet-warmup), since pooled allocators page-fault fresh blocks in for 
 Each framework runs in its own process. Ours runs out of the box (no settings). The peers
 get their best thread settings on this machine: each candidate setting (stated in the
 output) runs a short probe in its own process, and the fastest one does the measured run.
-  ours      this runtime (imperative; the training step is not hybridized).
+  ours      this runtime, hybridized static_alloc/shape like 1.9.1 (recorded calls replayed;
+            BatchNorm + ReLU children run as one op).
   mxnet191  Apache MXNet 1.9.1 (benchmark/.peers/mxnet191), hybridized static_alloc/shape.
   torch     Debian python3-torch via /usr/bin/python3, eager.
 The measured runs take the frameworks in turn; --rounds N repeats that N times, reversing the
@@ -142,8 +143,7 @@ def worker_mxnet(spec, flavour):
                     nn.Dense(500, activation="relu"),
                     nn.Dense(10))
         net.initialize(mx.init.Xavier())
-        if flavour == "mxnet191":
-            net.hybridize(static_alloc=True, static_shape=True)
+        net.hybridize(static_alloc=True, static_shape=True)
         trainer = trainer_for(net)
         order = batches_of(spec, train_x)
         total_loss = 0.0
@@ -171,8 +171,7 @@ def worker_mxnet(spec, flavour):
         from mxnet.gluon.model_zoo import vision
         net = vision.resnet50_v1()
         net.initialize(mx.init.Xavier())
-        if flavour == "mxnet191":
-            net.hybridize(static_alloc=True, static_shape=True)
+        net.hybridize(static_alloc=True, static_shape=True)
         trainer = trainer_for(net)
         x = mx.nd.random.uniform(shape=(spec["resnet_batch"], 3, 224, 224))
         y = mx.nd.array(np.random.randint(0, 1000, spec["resnet_batch"]))
