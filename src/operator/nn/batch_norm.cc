@@ -352,135 +352,120 @@ bool BNReluType(const NodeAttrs& attrs, std::vector<int>* in, std::vector<int>* 
 
 }  // namespace
 
-MXNET_REGISTER_OP(BatchNorm)
-    .describe(
-        "Batch normalization: normalizes data over all axes but `axis` with the batch statistics while "
-        "training (updating moving_mean/moving_var in place) and the moving statistics otherwise, then "
-        "scales by gamma and shifts by beta.")
-    .add_alias("_npx_batch_norm")
-    .set_num_inputs(5)
-    .set_num_outputs(3)
-    .set_num_visible_outputs([](const NodeAttrs& a) { return a.get<BatchNormParam>().output_mean_var ? 3u : 1u; })
-    .set_list_input_names([](const NodeAttrs&) {
-      return std::vector<std::string>{"data", "gamma", "beta", "moving_mean", "moving_var"};
-    })
-    .set_list_output_names([](const NodeAttrs&) {
-      return std::vector<std::string>{"output", "mean", "var"};
-    })
-    .add_argument("data", "NDArray-or-Symbol", "Input data to batch normalization.")
-    .add_argument("gamma", "NDArray-or-Symbol", "gamma array.")
-    .add_argument("beta", "NDArray-or-Symbol", "beta array.")
-    .add_argument("moving_mean", "NDArray-or-Symbol", "running mean of input (auxiliary state, updated).")
-    .add_argument("moving_var", "NDArray-or-Symbol", "running variance of input (auxiliary state, updated).")
-    .add_arguments(BatchNormParam::__FIELDS__())
-    .set_attr_parser(ParamParser<BatchNormParam>)
-    .set_infer_shape(BNShape)
-    .set_infer_type(BNType)
-    .set_mutate_inputs([](const NodeAttrs&) {
-      return std::vector<uint32_t>{3, 4};
-    })
-    .set_compute(Context::kCPU, BNCompute)
-    .set_accepts_opaque_layout(true)
-    .set_gradient([](const NodePtr& n, const std::vector<NodeEntry>& og) {
-      auto g =
-          MakeNodeOutputs("_backward_BatchNorm", n->attrs.name + "_backward",
-                          {og[0], n->inputs[0], n->inputs[1], NodeEntry{n, 1, 0}, NodeEntry{n, 2, 0}}, n->attrs.dict);
-      g.push_back(MakeZeroGrad(n, 3));
-      g.push_back(MakeZeroGrad(n, 4));
-      return g;
-    });
+namespace {
 
-MXNET_REGISTER_OP(_backward_BatchNorm)
-    .describe("Gradients of BatchNorm with respect to data, gamma and beta.")
-    .set_num_inputs(5)
-    .set_num_outputs(3)
-    .add_argument("ograd", "NDArray-or-Symbol", "Gradient of the output.")
-    .add_argument("data", "NDArray-or-Symbol", "The forward input.")
-    .add_argument("gamma", "NDArray-or-Symbol", "The forward gamma.")
-    .add_argument("mean", "NDArray-or-Symbol", "The forward mean output.")
-    .add_argument("var", "NDArray-or-Symbol", "The forward variance output.")
-    .add_arguments(BatchNormParam::__FIELDS__())
-    .set_attr_parser(ParamParser<BatchNormParam>)
-    .set_infer_shape([](const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
-      AssignShape(attrs, &(*out)[0], (*in)[1], "output", 0);
-      AssignShape(attrs, &(*out)[1], (*in)[2], "output", 1);
-      AssignShape(attrs, &(*out)[2], (*in)[2], "output", 2);
-      return (*in)[1].IsKnown() && (*in)[2].IsKnown();
-    })
-    .set_infer_type([](const NodeAttrs& attrs, std::vector<int>* in, std::vector<int>* out) {
-      AssignType(attrs, &(*out)[0], (*in)[1], "output", 0);
-      AssignType(attrs, &(*out)[1], (*in)[2], "output", 1);
-      AssignType(attrs, &(*out)[2], (*in)[2], "output", 2);
-      return (*in)[1] >= 0 && (*in)[2] >= 0;
-    })
-    .set_compute(Context::kCPU, BNBackward)
-    .set_accepts_opaque_layout(true);
+/*! \brief What BatchNorm and BatchNormWithReLU register alike: inputs, parameters, visible
+ *         outputs, the moving statistics updated in place, blocked data accepted. */
+Op& RegisterBatchNormLike(const char* name, const char* description) {
+  return OpRegistry::Get()
+      ->Register(name)
+      .describe(description)
+      .set_num_inputs(5)
+      .set_num_visible_outputs([](const NodeAttrs& a) { return a.get<BatchNormParam>().output_mean_var ? 3u : 1u; })
+      .set_list_input_names([](const NodeAttrs&) {
+        return std::vector<std::string>{"data", "gamma", "beta", "moving_mean", "moving_var"};
+      })
+      .add_argument("data", "NDArray-or-Symbol", "Input data to batch normalization.")
+      .add_argument("gamma", "NDArray-or-Symbol", "gamma array.")
+      .add_argument("beta", "NDArray-or-Symbol", "beta array.")
+      .add_argument("moving_mean", "NDArray-or-Symbol", "running mean of input (auxiliary state, updated).")
+      .add_argument("moving_var", "NDArray-or-Symbol", "running variance of input (auxiliary state, updated).")
+      .add_arguments(BatchNormParam::__FIELDS__())
+      .set_attr_parser(ParamParser<BatchNormParam>)
+      .set_mutate_inputs([](const NodeAttrs&) {
+        return std::vector<uint32_t>{3, 4};
+      })
+      .set_accepts_opaque_layout(true);
+}
 
-MXNET_REGISTER_OP(_contrib_BatchNormWithReLU)
-    .describe(
-        "BatchNorm followed by a ReLU, computed in one pass: max(BatchNorm(data), 0). Parameters, "
-        "statistics and the in-place update of moving_mean/moving_var are BatchNorm's.")
-    .add_alias("BatchNormWithReLU")
-    .set_num_inputs(5)
-    .set_num_outputs(4)
-    .set_num_visible_outputs([](const NodeAttrs& a) { return a.get<BatchNormParam>().output_mean_var ? 3u : 1u; })
-    .set_list_input_names([](const NodeAttrs&) {
-      return std::vector<std::string>{"data", "gamma", "beta", "moving_mean", "moving_var"};
-    })
-    .set_list_output_names([](const NodeAttrs&) {
-      return std::vector<std::string>{"output", "mean", "var", "workspace"};
-    })
-    .add_argument("data", "NDArray-or-Symbol", "Input data to batch normalization.")
-    .add_argument("gamma", "NDArray-or-Symbol", "gamma array.")
-    .add_argument("beta", "NDArray-or-Symbol", "beta array.")
-    .add_argument("moving_mean", "NDArray-or-Symbol", "running mean of input (auxiliary state, updated).")
-    .add_argument("moving_var", "NDArray-or-Symbol", "running variance of input (auxiliary state, updated).")
-    .add_arguments(BatchNormParam::__FIELDS__())
-    .set_attr_parser(ParamParser<BatchNormParam>)
-    .set_infer_shape(BNReluShape)
-    .set_infer_type(BNReluType)
-    .set_mutate_inputs([](const NodeAttrs&) {
-      return std::vector<uint32_t>{3, 4};
-    })
-    .set_compute(Context::kCPU, BNReluCompute)
-    .set_accepts_opaque_layout(true)
-    .set_gradient([](const NodePtr& n, const std::vector<NodeEntry>& og) {
-      auto g = MakeNodeOutputs("_backward_BatchNormWithReLU", n->attrs.name + "_backward",
-                               {og[0], n->inputs[0], n->inputs[1], NodeEntry{n, 1, 0}, NodeEntry{n, 2, 0},
-                                NodeEntry{n, 0, 0}, NodeEntry{n, 3, 0}},
-                               n->attrs.dict);
-      g.push_back(MakeZeroGrad(n, 3));
-      g.push_back(MakeZeroGrad(n, 4));
-      return g;
-    });
+/*! \brief The backward's gradients (data, gamma, beta) from its inputs 1 (data) and 2 (gamma). */
+Op& RegisterBatchNormGradient(const char* name, const char* description) {
+  return OpRegistry::Get()
+      ->Register(name)
+      .describe(description)
+      .set_num_outputs(3)
+      .add_argument("ograd", "NDArray-or-Symbol", "Gradient of the output.")
+      .add_argument("data", "NDArray-or-Symbol", "The forward input.")
+      .add_argument("gamma", "NDArray-or-Symbol", "The forward gamma.")
+      .add_argument("mean", "NDArray-or-Symbol", "The forward mean output.")
+      .add_argument("var", "NDArray-or-Symbol", "The forward variance output.")
+      .add_arguments(BatchNormParam::__FIELDS__())
+      .set_attr_parser(ParamParser<BatchNormParam>)
+      .set_infer_shape([](const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
+        AssignShape(attrs, &(*out)[0], (*in)[1], "output", 0);
+        AssignShape(attrs, &(*out)[1], (*in)[2], "output", 1);
+        AssignShape(attrs, &(*out)[2], (*in)[2], "output", 2);
+        return (*in)[1].IsKnown() && (*in)[2].IsKnown();
+      })
+      .set_infer_type([](const NodeAttrs& attrs, std::vector<int>* in, std::vector<int>* out) {
+        AssignType(attrs, &(*out)[0], (*in)[1], "output", 0);
+        AssignType(attrs, &(*out)[1], (*in)[2], "output", 1);
+        AssignType(attrs, &(*out)[2], (*in)[2], "output", 2);
+        return (*in)[1] >= 0 && (*in)[2] >= 0;
+      })
+      .set_accepts_opaque_layout(true);
+}
 
-MXNET_REGISTER_OP(_backward_BatchNormWithReLU)
-    .describe("Gradients of BatchNormWithReLU with respect to data, gamma and beta.")
-    .set_num_inputs(7)
-    .set_num_outputs(3)
-    .add_argument("ograd", "NDArray-or-Symbol", "Gradient of the output.")
-    .add_argument("data", "NDArray-or-Symbol", "The forward input.")
-    .add_argument("gamma", "NDArray-or-Symbol", "The forward gamma.")
-    .add_argument("mean", "NDArray-or-Symbol", "The forward mean output.")
-    .add_argument("var", "NDArray-or-Symbol", "The forward variance output.")
-    .add_argument("output", "NDArray-or-Symbol", "The forward output.")
-    .add_argument("workspace", "NDArray-or-Symbol", "The forward's ReLU mask.")
-    .add_arguments(BatchNormParam::__FIELDS__())
-    .set_attr_parser(ParamParser<BatchNormParam>)
-    .set_infer_shape([](const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
-      AssignShape(attrs, &(*out)[0], (*in)[1], "output", 0);
-      AssignShape(attrs, &(*out)[1], (*in)[2], "output", 1);
-      AssignShape(attrs, &(*out)[2], (*in)[2], "output", 2);
-      return (*in)[1].IsKnown() && (*in)[2].IsKnown();
-    })
-    .set_infer_type([](const NodeAttrs& attrs, std::vector<int>* in, std::vector<int>* out) {
-      AssignType(attrs, &(*out)[0], (*in)[1], "output", 0);
-      AssignType(attrs, &(*out)[1], (*in)[2], "output", 1);
-      AssignType(attrs, &(*out)[2], (*in)[2], "output", 2);
-      return (*in)[1] >= 0 && (*in)[2] >= 0;
-    })
-    .set_compute(Context::kCPU, BNReluBackward)
-    .set_accepts_opaque_layout(true);
+/*! \brief Gradient node `backward` reading (ograd, data, gamma, batch mean, batch variance) and
+ *         the forward outputs `also`; the moving statistics get none. */
+std::vector<NodeEntry> BatchNormGradient(const char* backward, const NodePtr& n, const std::vector<NodeEntry>& og,
+                                         const std::vector<uint32_t>& also) {
+  std::vector<NodeEntry> in{og[0], n->inputs[0], n->inputs[1], NodeEntry{n, 1, 0}, NodeEntry{n, 2, 0}};
+  for (uint32_t k : also) in.push_back(NodeEntry{n, k, 0});
+  auto g = MakeNodeOutputs(backward, n->attrs.name + "_backward", in, n->attrs.dict);
+  g.push_back(MakeZeroGrad(n, 3));
+  g.push_back(MakeZeroGrad(n, 4));
+  return g;
+}
+
+[[maybe_unused]] Op& batch_norm =
+    RegisterBatchNormLike("BatchNorm",
+                          "Batch normalization: normalizes data over all axes but `axis` with the batch statistics "
+                          "while training (updating moving_mean/moving_var in place) and the moving statistics "
+                          "otherwise, then scales by gamma and shifts by beta.")
+        .add_alias("_npx_batch_norm")
+        .set_num_outputs(3)
+        .set_list_output_names([](const NodeAttrs&) {
+          return std::vector<std::string>{"output", "mean", "var"};
+        })
+        .set_infer_shape(BNShape)
+        .set_infer_type(BNType)
+        .set_compute(Context::kCPU, BNCompute)
+        .set_gradient([](const NodePtr& n, const std::vector<NodeEntry>& og) {
+          return BatchNormGradient("_backward_BatchNorm", n, og, {});
+        });
+
+[[maybe_unused]] Op& batch_norm_backward =
+    RegisterBatchNormGradient("_backward_BatchNorm", "Gradients of BatchNorm with respect to data, gamma and beta.")
+        .set_num_inputs(5)
+        .set_compute(Context::kCPU, BNBackward);
+
+[[maybe_unused]] Op& batch_norm_relu =
+    RegisterBatchNormLike("_contrib_BatchNormWithReLU",
+                          "BatchNorm followed by a ReLU, computed in one pass: max(BatchNorm(data), 0). "
+                          "Parameters, statistics and the in-place update of moving_mean/moving_var are "
+                          "BatchNorm's.")
+        .add_alias("BatchNormWithReLU")
+        .set_num_outputs(4)
+        .set_list_output_names([](const NodeAttrs&) {
+          return std::vector<std::string>{"output", "mean", "var", "workspace"};
+        })
+        .set_infer_shape(BNReluShape)
+        .set_infer_type(BNReluType)
+        .set_compute(Context::kCPU, BNReluCompute)
+        .set_gradient([](const NodePtr& n, const std::vector<NodeEntry>& og) {
+          return BatchNormGradient("_backward_BatchNormWithReLU", n, og, {0, 3});  // output, mask
+        });
+
+[[maybe_unused]] Op& batch_norm_relu_backward =
+    RegisterBatchNormGradient("_backward_BatchNormWithReLU",
+                              "Gradients of BatchNormWithReLU with respect to data, gamma and beta.")
+        .set_num_inputs(7)
+        .add_argument("output", "NDArray-or-Symbol", "The forward output.")
+        .add_argument("workspace", "NDArray-or-Symbol", "The forward's ReLU mask.")
+        .set_compute(Context::kCPU, BNReluBackward);
+
+}  // namespace
 
 }  // namespace op
 }  // namespace mxnet
