@@ -9,6 +9,9 @@ import operator as _pyop
 import numpy as np
 
 from .ndarray import NDArray, _op, array
+from .register import EncodedParams, _op_handle, imperative_invoke
+
+_NO_PARAMS = EncodedParams([], [])
 
 # name: (broadcast op, scalar op, reversed scalar op or None if commutative, python fn)
 _TABLE = {
@@ -38,18 +41,33 @@ def _is_scalar(x):
     return isinstance(x, (numbers.Number, np.generic)) and not isinstance(x, np.ndarray)
 
 
+_SCALARS = {}  # scalar text -> its encoded parameter; loops repeat the same few constants
+
+
+def _scalar_param(value):
+    text = str(float(value))
+    encoded = _SCALARS.get(text)
+    if encoded is None:
+        if len(_SCALARS) >= 1024:
+            _SCALARS.clear()
+        encoded = _SCALARS[text] = EncodedParams(["scalar"], [text])
+    return encoded
+
+
 def dispatch(name, lhs, rhs, out=None):
     bcast, scalar, rscalar, pyfn = _TABLE[name]
     if isinstance(lhs, np.ndarray):
         lhs = array(lhs)
     if isinstance(rhs, np.ndarray):
         rhs = array(rhs)
+    # Straight to the op (handle and parameters encoded here): the generic keyword path costs
+    # more than the C call for small arrays.
     if isinstance(lhs, NDArray) and isinstance(rhs, NDArray):
-        return _op(bcast, lhs, rhs, out=out)
+        return imperative_invoke(_op_handle(bcast), [lhs, rhs], _NO_PARAMS, None, out)
     if isinstance(lhs, NDArray) and _is_scalar(rhs):
-        return _op(scalar, lhs, scalar=float(rhs), out=out)
+        return imperative_invoke(_op_handle(scalar), [lhs], _scalar_param(rhs), None, out)
     if _is_scalar(lhs) and isinstance(rhs, NDArray):
-        return _op(rscalar or scalar, rhs, scalar=float(lhs), out=out)
+        return imperative_invoke(_op_handle(rscalar or scalar), [rhs], _scalar_param(lhs), None, out)
     if _is_scalar(lhs) and _is_scalar(rhs):
         return pyfn(lhs, rhs)
     raise TypeError("%s: unsupported operand types %s and %s" % (name, type(lhs).__name__, type(rhs).__name__))
