@@ -38,6 +38,8 @@ _TABLE = {
 
 
 def _is_scalar(x):
+    if type(x) in (float, int):  # the common case, without the slower ABC check
+        return True
     return isinstance(x, (numbers.Number, np.generic)) and not isinstance(x, np.ndarray)
 
 
