@@ -113,12 +113,18 @@ def _conv_bn_numpy(net, x):
     return np.maximum((y - m) / np.sqrt(v + 1e-5) * g + b, 0)
 
 
-def test_folded_weights_follow_their_sources_in_replayed_calls():
+def _replaying_conv_bn_net():
+    """A hybridized conv + BatchNorm + relu net past its recorded call, and its input."""
     net = _conv_bn_net()
     net.hybridize()
     x = RS.uniform(-1, 1, (2, 3, 4, 4)).astype(np.float32)
     for _ in range(CALLS):
         net(nd.array(x))
+    return net, x
+
+
+def test_folded_weights_follow_their_sources_in_replayed_calls():
+    net, x = _replaying_conv_bn_net()
     assert _states(net) == ["recorded"]
     net[1].running_var.data()[:] = nd.array(RS.uniform(0.2, 3.0, (5,)))
     net[1].gamma.set_data(nd.array(RS.uniform(-2, 2, (5,))))
@@ -326,11 +332,7 @@ print(list(trace.describe(block).values()), peaks[0], peaks[-1])
 
 def test_a_deep_copy_of_a_replaying_block_computes_on_its_own_parameters():
     import copy
-    net = _conv_bn_net()
-    net.hybridize()
-    x = RS.uniform(-1, 1, (2, 3, 4, 4)).astype(np.float32)
-    for _ in range(CALLS):
-        net(nd.array(x))
+    net, x = _replaying_conv_bn_net()
     twin = copy.deepcopy(net)
     twin[1].beta.set_data(nd.array(RS.uniform(-2, 2, (5,))))
     for _ in range(CALLS):

@@ -281,6 +281,10 @@ class Block(object):
         handle.attach(self._forward_pre_hooks, hook)
         return handle
 
+    def _hooked(self):
+        """Whether forward hooks or pre-hooks are registered on this block."""
+        return bool(self._forward_hooks or self._forward_pre_hooks)
+
     def register_forward_hook(self, hook):
         """hook(block, inputs, outputs) runs after each forward; returns a HookHandle."""
         handle = HookHandle()
@@ -460,7 +464,7 @@ class HybridBlock(Block):
         self._flags.extend(sorted(kwargs.items()))
         self._backend = backend
         self._backend_opts = dict(backend_opts or {})
-        if active and (self._forward_hooks or self._forward_pre_hooks):
+        if active and self._hooked():
             warnings.warn('"{block}" is being hybridized while still having forward '
                           'hook/pre-hook. If "{block}" is a child of HybridBlock, the hooks '
                           'will not take effect.'.format(block=self))

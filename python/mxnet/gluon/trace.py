@@ -87,13 +87,20 @@ def _signature(args):
             parts.append((type(a), a))
     if len(set(arrays)) != len(arrays):  # one array passed twice is a different graph
         parts.append(tuple(arrays.index(i) for i in arrays))
+    return tuple(parts), autograd.is_recording(), autograd.is_training(), _fusion_switch_on()
+
+
+def _fusion_switch_on():
+    # Imported on first use: nn.conv_fold imports the block module, which imports this one.
     from .nn.conv_fold import switch_on
-    return tuple(parts), autograd.is_recording(), autograd.is_training(), switch_on()
+    global _fusion_switch_on
+    _fusion_switch_on = switch_on
+    return switch_on()
 
 
 def _hooked_below(block):
     for child in block._children.values():
-        if child._forward_hooks or child._forward_pre_hooks or _hooked_below(child):
+        if child._hooked() or _hooked_below(child):
             return True
     return False
 

@@ -140,10 +140,8 @@ class ConvUnit(object):
         return spec
 
     def _hooked(self):
-        for block in self.blocks + ([self.conv.act] if self.conv.act is not None else []):
-            if block._forward_hooks or block._forward_pre_hooks:
-                return True
-        return False
+        blocks = self.blocks + ([self.conv.act] if self.conv.act is not None else [])
+        return any(block._hooked() for block in blocks)
 
     def _fold(self, ctx, weight, bias):
         bn = self.bn
@@ -224,8 +222,7 @@ class BNReluUnit(object):
     def __call__(self, x):
         """The unit's output, or None when it cannot run fused now (hooks, deferred
         initialisation): the caller then runs the children one by one."""
-        if not isinstance(x, nd.NDArray) or \
-                any(b._forward_hooks or b._forward_pre_hooks for b in self.blocks):
+        if not isinstance(x, nd.NDArray) or any(b._hooked() for b in self.blocks):
             return None
         bn, ctx = self.bn, x.context
         try:
@@ -315,8 +312,7 @@ def run_steps(steps, x, args):
 def _sequence_plan(seq):
     """The fold plan of a hybridized, unhooked, unmodified HybridSequential; None otherwise."""
     from .basic_layers import HybridSequential
-    if not (_unmodified(seq, HybridSequential) and seq._active) or \
-            seq._forward_hooks or seq._forward_pre_hooks:
+    if not (_unmodified(seq, HybridSequential) and seq._active) or seq._hooked():
         return None
     return seq._fold_plan()
 

@@ -123,14 +123,15 @@ bool BatchNormBackward(const TBlob& dy, const TBlob& x, const float* gamma, cons
   const auto bx = BlockedInput(1, x);
   const auto d = bx ? bx->desc() : PlainDesc(x);
   const bool relu = relu_workspace != nullptr;
+  if (relu && use_stats) return false;  // only a training forward keeps the mask
+  const Key key = ForwardKey(x, eps, use_stats, relu, d);
   if (relu) {
     // The mask is usable only when this format's training forward wrote it.
     uint64_t tag;
     std::memcpy(&tag, relu_workspace + x.Size(), sizeof(tag));
-    if (use_stats || tag != WorkspaceTag(ForwardKey(x, eps, false, true, d))) return false;
+    if (tag != WorkspaceTag(key)) return false;
   }
   thread_local PrimitiveCache<BwdEntry> cache;
-  Key key = ForwardKey(x, eps, use_stats, relu, d);
   BwdEntry& e = cache.Get(key, [&] {
     const auto c = ChannelDesc(x);
     dnnl::batch_normalization_forward::primitive_desc hint(
