@@ -78,11 +78,11 @@ def op(name):
     return getattr(mx.nd._internal, name)
 
 
-def run_onednn_verbose(code):
-    """Runs `code` in a fresh interpreter with oneDNN's verbose log on (and oneDNN enabled);
-    returns its stdout: the log lines interleaved with what the code printed."""
+def run_onednn_verbose(code, **extra_env):
+    """Runs `code` in a fresh interpreter with oneDNN's verbose log on (and oneDNN enabled, plus
+    extra_env); returns its stdout: the log lines interleaved with what the code printed."""
     here = os.path.dirname(os.path.abspath(__file__))
-    env = dict(os.environ, ONEDNN_VERBOSE="1", MXNET_ONEDNN_ENABLED="1")
+    env = dict(os.environ, ONEDNN_VERBOSE="1", MXNET_ONEDNN_ENABLED="1", **extra_env)
     env["PYTHONPATH"] = os.pathsep.join([here, os.path.join(here, "..", "..", "python"), env.get("PYTHONPATH", "")])
     res = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120,
                          cwd=here)

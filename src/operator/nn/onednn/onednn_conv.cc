@@ -17,6 +17,7 @@
 #include "operator/nn/conv_bwd_data_channel_last.h"
 #include "operator/nn/conv_fwd_few_channels.h"
 #include "operator/nn/conv_wgrad_few_channels.h"
+#include "operator/nn/onednn/onednn_conv_winograd.h"
 #include "operator/nn/onednn/onednn_layout.h"
 #include "operator/nn/onednn/onednn_operand.h"
 
@@ -111,7 +112,9 @@ struct Problem {
   // Channel-last training with a channel count oneDNN's data gradient wastes lanes on
   // (UseChannelLastBackwardData): the data gradient runs ChannelLastBackwardData.
   bool gemm_bwd_data{false};
-  Conv2dGeom geom2d{};  // for the hand-written kernels (few_channel or gemm_bwd_data)
+  // The Winograd kernels take the forward / the data gradient (WinogradTakes).
+  bool winograd_fwd{false}, winograd_bwd_data{false};
+  Conv2dGeom geom2d{};  // for the hand-written kernels (any 2-D convolution)
   Key key;
 };
 
@@ -157,11 +160,14 @@ Problem MakeProblem(bool deconv, const ConvGeom& g, const std::vector<int64_t>* 
   }
   p.has_bias = has_bias;
   p.train_channel_last = TrainChannelLast(deconv, g, dtype);
-  p.few_channel = !deconv && !cl && g.nsp == 2 && g.G == 1 && dtype == kFloat32 && UseFewChannelKernels(g.C);
-  if (p.few_channel || p.train_channel_last)
+  const bool plain_2d = !deconv && !cl && g.nsp == 2 && g.G == 1 && dtype == kFloat32;
+  p.few_channel = plain_2d && UseFewChannelKernels(g.C);
+  if (g.nsp == 2)
     p.geom2d = Conv2dGeom{g.N,    g.C,    g.F,    g.in[1], g.in[2], g.out[1], g.out[2], g.k[1],
                           g.k[2], g.s[1], g.s[2], g.p[1],  g.p[2],  g.d[1],   g.d[2]};
   p.gemm_bwd_data = p.train_channel_last && UseChannelLastBackwardData(p.geom2d);
+  p.winograd_fwd = plain_2d && WinogradTakes(p.geom2d);
+  p.winograd_bwd_data = plain_2d && !p.train_channel_last && WinogradTakes(DataGradGeom(p.geom2d));
   p.strides = Spatial(g, g.s);
   p.dilates = Spatial(g, g.d, 1);  // oneDNN counts dilation from 0
   p.pad_l = Spatial(g, g.p);
@@ -198,18 +204,21 @@ struct FwdEntry {
   bool few_channel_direct{false};
 };
 
+/*! \brief Whether the post-ops are at most a plain ReLU (what the hand-written kernels apply). */
+bool AtMostRelu(const PostOps& post) {
+  if (post.sum_scale != 0.f || post.eltwise.size() > 1) return false;
+  if (post.eltwise.empty()) return true;
+  const PostOps::Eltwise& e = post.eltwise[0];
+  return e.alg == dnnl::algorithm::eltwise_relu && e.alpha == 0.f;
+}
+
 /*!
  * \brief Whether FewChannelConvForward may replace the primitive: a few-channel problem with no
  *        post-op but a plain ReLU, where oneDNN chose its gemm-based
  *        kernel (its direct AVX2 kernels do not take, e.g., AlexNet's 11x11/4 first layer).
  */
 bool FewChannelForwardFits(const Problem& p, const PostOps& post, const char* impl) {
-  if (!p.few_channel || post.sum_scale != 0.f || post.eltwise.size() > 1) return false;
-  if (!post.eltwise.empty()) {
-    const PostOps::Eltwise& e = post.eltwise[0];
-    if (e.alg != dnnl::algorithm::eltwise_relu || e.alpha != 0.f) return false;
-  }
-  return std::string(impl).find("gemm") != std::string::npos;
+  return p.few_channel && AtMostRelu(post) && std::string(impl).find("gemm") != std::string::npos;
 }
 
 /*! \brief The forward through FewChannelConvForward, y left in nChw8c where the op allows. */
@@ -231,6 +240,8 @@ void FewChannelForward(const Problem& p, const TBlob& x, const TBlob& w, const T
 template <bool kD>
 void RunForward(const Problem& p, bool training, const TBlob& x, const TBlob& w, const TBlob* bias, const TBlob& y,
                 const PostOps& post) {
+  if (p.winograd_fwd && !(training && p.train_channel_last) && AtMostRelu(post))
+    return WinogradForward(p.geom2d, p.src, p.dst, training, x, w, bias, !post.eltwise.empty(), y);
   thread_local PrimitiveCache<FwdEntry<kD>> cache;
   Key key = p.key;
   key.Add(training);
@@ -359,6 +370,8 @@ void RunBackward(const Problem& p, const TBlob& dy, const TBlob& x, const TBlob&
     ChannelLastBackwardData(p.geom2d, static_cast<const float*>(gy.mem().get_data_handle()), w.dptr<float>(),
                             static_cast<float*>(gx.mem().get_data_handle()));
     gx.Finish();
+  } else if (dx && p.winograd_bwd_data) {
+    WinogradBackwardData(p.geom2d, p.src, p.dst, dy, w, *dx);
   } else if (dx) {
     InputOperand gy(0, dy, p.dst, e.d_ddst);
     OutputOperand gx(0, *dx, p.src, e.d_dsrc);

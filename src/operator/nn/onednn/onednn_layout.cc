@@ -7,6 +7,7 @@
 #include "operator/nn/onednn/onednn_layout.h"
 
 #include <atomic>
+#include <functional>
 #include <utility>
 
 namespace mxnet {
@@ -124,22 +125,38 @@ void SetBlockedOutput(size_t i, std::shared_ptr<const BlockedData> data) {
 
 uint64_t BlockedOutputsMade() { return blocked_outputs.load(); }
 
-std::shared_ptr<const BlockedData> CachedInput(size_t i, const TBlob& w, const dnnl::memory::desc& user,
-                                               const dnnl::memory::desc& want) {
+std::shared_ptr<const OpaqueLayout> CachedDerivedInput(
+    size_t i, const TBlob& w, const std::function<bool(const OpaqueLayout&)>& fits,
+    const std::function<std::shared_ptr<const OpaqueLayout>()>& make) {
   const NDArray* a = InputArray(i);
   if (!SameMemory(a, w) || a->ctx().dev_type != Context::kCPU) return nullptr;
   // A copy is only valid while nobody writes the array: never cache one of an array this op writes.
   if (const std::vector<NDArray>* outs = KernelArrays::Current()->outputs)
     for (const NDArray& o : *outs)
       if (o.SameChunk(*a)) return nullptr;
-  // Only this module caches copies of CPU arrays, so the cast is to our own type.
-  auto have = std::dynamic_pointer_cast<const BlockedData>(a->cached_layout());
-  if (have && have->desc() == want) return have;
-  auto made = std::make_shared<BlockedData>(want, user);
-  made->FromPlain(w.dptr_);
+  std::shared_ptr<const OpaqueLayout> have = a->cached_layout();
+  if (have && fits(*have)) return have;
+  std::shared_ptr<const OpaqueLayout> made = make();
   if (!a->set_cached_layout(made)) return nullptr;  // plain memory stale (the caller converts first)
   cached_inputs.fetch_add(1, std::memory_order_relaxed);
   return made;
+}
+
+std::shared_ptr<const BlockedData> CachedInput(size_t i, const TBlob& w, const dnnl::memory::desc& user,
+                                               const dnnl::memory::desc& want) {
+  // Only this module caches copies of CPU arrays, so the casts are to our own types.
+  auto copy = CachedDerivedInput(
+      i, w,
+      [&](const OpaqueLayout& have) {
+        auto* b = dynamic_cast<const BlockedData*>(&have);
+        return b != nullptr && b->desc() == want;
+      },
+      [&] {
+        auto made = std::make_shared<BlockedData>(want, user);
+        made->FromPlain(w.dptr_);
+        return std::shared_ptr<const OpaqueLayout>(std::move(made));
+      });
+  return std::dynamic_pointer_cast<const BlockedData>(copy);
 }
 
 uint64_t CachedInputsMade() { return cached_inputs.load(); }

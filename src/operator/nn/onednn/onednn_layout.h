@@ -12,6 +12,7 @@
 #if MXNET_USE_ONEDNN
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 
 #include "mxnet/ndarray.h"
@@ -74,6 +75,13 @@ uint64_t BlockedOutputsMade();
  */
 std::shared_ptr<const BlockedData> CachedInput(size_t i, const TBlob& w, const dnnl::memory::desc& user,
                                                const dnnl::memory::desc& want);
+/*!
+ * \brief As CachedInput for any copy derived from input i's plain blob w: the array's cached
+ *        copy when `fits` accepts it, else the one `make` returns, cached for the next call.
+ */
+std::shared_ptr<const OpaqueLayout> CachedDerivedInput(
+    size_t i, const TBlob& w, const std::function<bool(const OpaqueLayout&)>& fits,
+    const std::function<std::shared_ptr<const OpaqueLayout>()>& make);
 /*! \brief Cached input copies made so far in this process (tests see reuse happen). */
 uint64_t CachedInputsMade();
 

@@ -1,0 +1,55 @@
+/*!
+ * \file conv_winograd.h
+ * \brief 3x3 stride-1 float32 convolution by Winograd's minimal filtering F(4x4, 3x3) on
+ *        oneDNN's nChw8c activations.
+ *
+ * Each 6x6 input tile and each 3x3 filter move to the transform domain, where the
+ * convolution of a tile is 36 elementwise products summed over input channels: 36 GEMMs of
+ * (tiles x C) by (C x F). A 4x4 output tile then costs 36 multiplies per channel pair
+ * instead of 144. oneDNN 2.6 has Winograd kernels for AVX-512 only; on AVX2 its direct 3x3
+ * kernels were the largest share of ResNet-50's time.
+ *
+ * Rounding: the transforms scale values by up to 10x and back, so results differ from the
+ * direct sum by a few float32 ulps of the largest partial sums (about 1e-5 relative for
+ * unit-scale data), as oneDNN's own Winograd kernels do.
+ */
+#ifndef MXNET_OPERATOR_NN_CONV_WINOGRAD_H_
+#define MXNET_OPERATOR_NN_CONV_WINOGRAD_H_
+
+#include <cstddef>
+
+#include "operator/nn/conv2d_geom.h"
+
+namespace mxnet {
+namespace op {
+namespace winograd {
+
+/*! \brief Whether the kernels take the problem: 3x3, stride 1, dilation 1, padding <= 2,
+ *         C a multiple of 8 and F of 16 (whole nChw8c blocks and GEMM column tiles). */
+bool Fits(const Conv2dGeom& g);
+
+/*! \brief Floats of the transformed weights of g (36 x C x F). */
+size_t PackedWeightFloats(const Conv2dGeom& g);
+
+/*!
+ * \brief Transforms the weights w of g into u, laid out for Forward.
+ *        w is (F, C, 3, 3); with `for_data_grad`, w is the forward convolution's weight
+ *        (C, F, 3, 3) and g is its data gradient (a convolution of dy with w flipped in space
+ *        and with input and output channels swapped).
+ */
+void PackWeights(const Conv2dGeom& g, const float* w, bool for_data_grad, float* u);
+
+/*! \brief The inverse of PackWeights(g, w, false, u): w (F, C, 3, 3) from u. */
+void UnpackWeights(const Conv2dGeom& g, const float* u, float* w);
+
+/*!
+ * \brief y = act(conv(x, w) + bias) with x (N, C/8, H, W, 8) and y (N, F/8, OH, OW, 8);
+ *        u from PackWeights, bias (F) or null, relu applies max(0, .).
+ */
+void Forward(const Conv2dGeom& g, const float* x, const float* u, const float* bias, bool relu, float* y);
+
+}  // namespace winograd
+}  // namespace op
+}  // namespace mxnet
+
+#endif  // MXNET_OPERATOR_NN_CONV_WINOGRAD_H_

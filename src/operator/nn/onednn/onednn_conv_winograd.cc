@@ -1,0 +1,127 @@
+/*!
+ * \file onednn_conv_winograd.cc
+ * \brief See onednn_conv_winograd.h.
+ */
+#if MXNET_USE_ONEDNN
+
+#include "operator/nn/onednn/onednn_conv_winograd.h"
+
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "mxnet/env.h"
+#include "operator/nn/conv_winograd.h"
+#include "operator/nn/onednn/onednn_layout.h"
+#include "operator/nn/onednn/onednn_operand.h"
+
+namespace mxnet {
+namespace op {
+namespace onednn {
+namespace {
+
+// Below this many 4x4 output tiles the transformed weights (4x the filters) cost more to stream
+// than the multiplies saved: ResNet-50's 7x7x512 convolution at batch 1 (4 tiles) ran 0.8x
+// oneDNN's speed, its 14x14x256 one (16 tiles) 1.4-1.8x.
+constexpr int64_t kMinTiles = 16;
+
+/*! \brief A weight array's Winograd transform, cached on the array for inference. */
+class WinogradWeights : public OpaqueLayout {
+ public:
+  WinogradWeights(const Conv2dGeom& g, const float* w) : C_(g.C), F_(g.F), u_(winograd::PackedWeightFloats(g)) {
+    winograd::PackWeights(g, w, false, u_.data());
+  }
+  void ToPlain(void* dst) const override {
+    const Conv2dGeom g{1, C_, F_, 3, 3, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1};
+    winograd::UnpackWeights(g, u_.data(), static_cast<float*>(dst));
+  }
+  bool Fits(const Conv2dGeom& g) const { return g.C == C_ && g.F == F_; }
+  const float* data() const { return u_.data(); }
+
+ private:
+  int64_t C_, F_;
+  std::vector<float> u_;
+};
+
+dnnl::memory::desc Blocked8(const dnnl::memory::desc& plain) {
+  return dnnl::memory::desc(plain.dims(), dnnl::memory::data_type::f32, dnnl::memory::format_tag::aBcd8b);
+}
+
+/*! \brief Activation input i as nChw8c: its own blocked data when it has that format, else a copy. */
+const float* Blocked8Input(size_t i, const TBlob& x, const dnnl::memory::desc& plain,
+                           std::shared_ptr<const BlockedData>* hold, std::unique_ptr<BlockedData>* copy) {
+  const dnnl::memory::desc want = Blocked8(plain);
+  *hold = BlockedInput(i, x);
+  if (*hold && (*hold)->desc() == want) return static_cast<const float*>((*hold)->ptr());
+  hold->reset();
+  *copy = std::make_unique<BlockedData>(want, plain);  // pooled storage, back to the pool on return
+  CopyInputInto(i, x, plain, want, (*copy)->ptr());
+  return static_cast<const float*>((*copy)->ptr());
+}
+
+/*! \brief Transformed weights into this thread's scratch, for weights that change per call. */
+const float* PackPerCall(const Conv2dGeom& g, const float* w, bool for_data_grad) {
+  thread_local std::vector<float> scratch;
+  scratch.resize(winograd::PackedWeightFloats(g));
+  winograd::PackWeights(g, w, for_data_grad, scratch.data());
+  return scratch.data();
+}
+
+}  // namespace
+
+bool WinogradTakes(const Conv2dGeom& g) {
+  if (!winograd::Fits(g)) return false;
+  const int64_t tiles = g.N * ((g.OH + 3) / 4) * ((g.OW + 3) / 4);
+  return tiles >= kMinTiles && env::GetBool(env::Var::MXNET_CPU_WINOGRAD_CONV);
+}
+
+Conv2dGeom DataGradGeom(const Conv2dGeom& g) {
+  // dx = dy convolved with w flipped in space and transposed in channels; for stride 1 the
+  // padding becomes k - 1 - p.
+  return Conv2dGeom{g.N,  g.F, g.C, g.OH, g.OW, g.H, g.W, g.kh, g.kw, 1, 1, g.kh - 1 - g.ph, g.kw - 1 - g.pw,
+                    g.dh, g.dw};
+}
+
+void WinogradForward(const Conv2dGeom& g, const dnnl::memory::desc& src, const dnnl::memory::desc& dst, bool training,
+                     const TBlob& x, const TBlob& w, const TBlob* bias, bool relu, const TBlob& y) {
+  std::shared_ptr<const BlockedData> hold_x;
+  std::unique_ptr<BlockedData> x_copy;
+  const float* x8 = Blocked8Input(0, x, src, &hold_x, &x_copy);
+  PlainInput(1);
+  PlainInput(2);
+  std::shared_ptr<const OpaqueLayout> hold_w;
+  if (!training) {
+    hold_w = CachedDerivedInput(
+        1, w,
+        [&](const OpaqueLayout& have) {
+          auto* u = dynamic_cast<const WinogradWeights*>(&have);
+          return u != nullptr && u->Fits(g);
+        },
+        [&] { return std::make_shared<const WinogradWeights>(g, w.dptr<float>()); });
+  }
+  const float* u =
+      hold_w ? static_cast<const WinogradWeights&>(*hold_w).data() : PackPerCall(g, w.dptr<float>(), false);
+  auto y8 = std::make_shared<BlockedData>(Blocked8(dst), dst);
+  winograd::Forward(g, x8, u, bias ? bias->dptr<float>() : nullptr, relu, static_cast<float*>(y8->ptr()));
+  if (CanLeaveBlocked(0, y))
+    SetBlockedOutput(0, std::move(y8));
+  else
+    y8->ToPlain(y.dptr_);
+}
+
+void WinogradBackwardData(const Conv2dGeom& g, const dnnl::memory::desc& src, const dnnl::memory::desc& dst,
+                          const TBlob& dy, const TBlob& w, const TBlob& dx) {
+  const Conv2dGeom dg = DataGradGeom(g);
+  InputOperand gy(0, dy, dst, Blocked8(dst));
+  OutputOperand gx(0, dx, src, Blocked8(src));
+  const float* u = PackPerCall(dg, w.dptr<float>(), true);
+  winograd::Forward(dg, static_cast<const float*>(gy.mem().get_data_handle()), u, nullptr, false,
+                    static_cast<float*>(gx.mem().get_data_handle()));
+  gx.Finish();
+}
+
+}  // namespace onednn
+}  // namespace op
+}  // namespace mxnet
+
+#endif  // MXNET_USE_ONEDNN

@@ -1,0 +1,40 @@
+/*!
+ * \file onednn_conv_winograd.h
+ * \brief The Winograd kernels (conv_winograd.h) as a path of the oneDNN convolution:
+ *        activations in and out as nChw8c BlockedData, the transformed weights of inference
+ *        cached on the weight array.
+ */
+#ifndef MXNET_OPERATOR_NN_ONEDNN_ONEDNN_CONV_WINOGRAD_H_
+#define MXNET_OPERATOR_NN_ONEDNN_ONEDNN_CONV_WINOGRAD_H_
+
+#if MXNET_USE_ONEDNN
+
+#include "operator/nn/conv2d_geom.h"
+#include "operator/nn/onednn/onednn_base.h"
+
+namespace mxnet {
+namespace op {
+namespace onednn {
+
+/*! \brief Whether the Winograd kernels run the float32 convolution g (MXNET_CPU_WINOGRAD_CONV,
+ *         the kernels' shapes, enough tiles to beat the direct kernels). */
+bool WinogradTakes(const Conv2dGeom& g);
+/*! \brief The geometry of g's data gradient as a convolution (of dy, giving dx). */
+Conv2dGeom DataGradGeom(const Conv2dGeom& g);
+
+/*!
+ * \brief y = conv(x, w) + bias, then ReLU when relu; src/dst are x's and y's plain descriptions.
+ *        Inference reads w's transform cached on the weight array (made once per value).
+ */
+void WinogradForward(const Conv2dGeom& g, const dnnl::memory::desc& src, const dnnl::memory::desc& dst, bool training,
+                     const TBlob& x, const TBlob& w, const TBlob* bias, bool relu, const TBlob& y);
+/*! \brief dx of the convolution g (WinogradTakes(DataGradGeom(g))) from dy and w. */
+void WinogradBackwardData(const Conv2dGeom& g, const dnnl::memory::desc& src, const dnnl::memory::desc& dst,
+                          const TBlob& dy, const TBlob& w, const TBlob& dx);
+
+}  // namespace onednn
+}  // namespace op
+}  // namespace mxnet
+
+#endif  // MXNET_USE_ONEDNN
+#endif  // MXNET_OPERATOR_NN_ONEDNN_ONEDNN_CONV_WINOGRAD_H_
