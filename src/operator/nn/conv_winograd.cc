@@ -11,149 +11,14 @@
 #include <algorithm>
 #include <vector>
 
-#if defined(__FMA__)
-#include <immintrin.h>
-#endif
+#include "operator/nn/conv_winograd_kernels.h"
 
 namespace mxnet {
 namespace op {
 namespace winograd {
 namespace {
 
-constexpr int64_t kLanes = 8;  // channels per nChw8c block and per vector
-constexpr int64_t kCols = 16;  // output channels per GEMM micro-tile (two vectors)
-constexpr int64_t kRows = 6;   // tiles per GEMM micro-tile: 12 accumulators + 2 weight vectors
-constexpr int64_t kAlpha = 6;  // transform-domain tile side
-constexpr int64_t kOut = 4;    // output tile side
-constexpr int64_t kElems = kAlpha * kAlpha;
-
-typedef float Lanes __attribute__((vector_size(kLanes * sizeof(float))));
-
-inline Lanes Load(const float* p) {
-  Lanes v;
-  __builtin_memcpy(&v, p, sizeof(v));
-  return v;
-}
-inline void Store(float* p, Lanes v) { __builtin_memcpy(p, &v, sizeof(v)); }
-inline Lanes Splat(float s) { return Lanes{s, s, s, s, s, s, s, s}; }
-
-inline Lanes Fma(Lanes a, Lanes b, Lanes c) {
-#if defined(__FMA__)
-  return reinterpret_cast<Lanes>(
-      _mm256_fmadd_ps(reinterpret_cast<__m256>(a), reinterpret_cast<__m256>(b), reinterpret_cast<__m256>(c)));
-#else
-  return a * b + c;
-#endif
-}
-
-// The 1-D transforms of F(4, 3) with interpolation points 0, -1, 1, -2, 2 and infinity:
-// d -> B^T d (input), g -> G g (filter), m -> A^T m (output).
-template <typename T>
-inline void InputRow(const T* d, T* r) {
-  r[0] = 4 * d[0] - 5 * d[2] + d[4];
-  r[1] = d[3] + d[4] - 4 * (d[1] + d[2]);
-  r[2] = 4 * (d[1] - d[2]) - d[3] + d[4];
-  r[3] = 2 * (d[3] - d[1]) + d[4] - d[2];
-  r[4] = 2 * (d[1] - d[3]) + d[4] - d[2];
-  r[5] = 4 * d[1] - 5 * d[3] + d[5];
-}
-
-template <typename T>
-inline void FilterRow(const T* g, T* u) {
-  // Products with the reciprocals, not divisions.
-  const T sum = g[0] + g[2], quarter = g[0] * 0.25f + g[2];
-  u[0] = g[0] * 0.25f;
-  u[1] = -(sum + g[1]) * (1.f / 6);
-  u[2] = -(sum - g[1]) * (1.f / 6);
-  u[3] = (quarter + g[1] * 0.5f) * (1.f / 6);
-  u[4] = (quarter - g[1] * 0.5f) * (1.f / 6);
-  u[5] = g[2];
-}
-
-inline void OutputRow(const Lanes* m, Lanes* o) {
-  const Lanes s12 = m[1] + m[2], d12 = m[1] - m[2], s34 = m[3] + m[4], d34 = m[3] - m[4];
-  o[0] = m[0] + s12 + s34;
-  o[1] = d12 + 2 * d34;
-  o[2] = s12 + 4 * s34;
-  o[3] = d12 + 8 * d34 + m[5];
-}
-
-struct Tiling {
-  int64_t th, tw, per_image, total;
-  explicit Tiling(const Conv2dGeom& g)
-      : th((g.OH + kOut - 1) / kOut), tw((g.OW + kOut - 1) / kOut), per_image(th * tw), total(g.N * th * tw) {}
-};
-
-/*! \brief V[e][tl][C] for tiles t0 .. t0 + nt of x (nChw8c); `rows` is V's tile stride. */
-void TransformInput(const Conv2dGeom& g, const Tiling& tg, const float* x, int64_t t0, int64_t nt, int64_t rows,
-                    float* V) {
-  const int64_t CB = g.C / kLanes;
-  for (int64_t tl = 0; tl < nt; ++tl) {
-    const int64_t t = t0 + tl, n = t / tg.per_image, r = t % tg.per_image;
-    const int64_t h0 = (r / tg.tw) * kOut - g.ph, w0 = (r % tg.tw) * kOut - g.pw;
-    const bool inside = h0 >= 0 && w0 >= 0 && h0 + kAlpha <= g.H && w0 + kAlpha <= g.W;
-    for (int64_t cb = 0; cb < CB; ++cb) {
-      const float* plane = x + ((n * CB + cb) * g.H) * g.W * kLanes;
-      Lanes d[kAlpha][kAlpha], tmp[kAlpha][kAlpha];
-      for (int64_t i = 0; i < kAlpha; ++i) {
-        const int64_t h = h0 + i;
-        for (int64_t j = 0; j < kAlpha; ++j) {
-          const int64_t w = w0 + j;
-          d[i][j] = inside || (h >= 0 && h < g.H && w >= 0 && w < g.W) ? Load(plane + (h * g.W + w) * kLanes) : Lanes{};
-        }
-      }
-      // Columns, then rows: tmp = B^T d, V = tmp B.
-      for (int64_t j = 0; j < kAlpha; ++j) {
-        Lanes col[kAlpha], out[kAlpha];
-        for (int64_t i = 0; i < kAlpha; ++i) col[i] = d[i][j];
-        InputRow(col, out);
-        for (int64_t i = 0; i < kAlpha; ++i) tmp[i][j] = out[i];
-      }
-      for (int64_t i = 0; i < kAlpha; ++i) {
-        Lanes out[kAlpha];
-        InputRow(tmp[i], out);
-        for (int64_t j = 0; j < kAlpha; ++j) Store(V + ((i * kAlpha + j) * rows + tl) * g.C + cb * kLanes, out[j]);
-      }
-    }
-  }
-}
-
-/*! \brief c[r][0..16) = sum_k a[r][k] * b[k][0..16) for R rows of a (stride lda), K = C. */
-template <int R>
-void MicroGemm(const float* a, int64_t lda, const float* b, int64_t K, float* c, int64_t ldc) {
-  Lanes acc[R][2];
-  for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = Lanes{};
-  for (int64_t k = 0; k < K; ++k) {
-    const Lanes b0 = Load(b + k * kCols), b1 = Load(b + k * kCols + kLanes);
-#pragma GCC unroll 6
-    for (int r = 0; r < R; ++r) {
-      const Lanes av = Splat(a[r * lda + k]);
-      acc[r][0] = Fma(av, b0, acc[r][0]);
-      acc[r][1] = Fma(av, b1, acc[r][1]);
-    }
-  }
-  for (int r = 0; r < R; ++r) {
-    Store(c + r * ldc, acc[r][0]);
-    Store(c + r * ldc + kLanes, acc[r][1]);
-  }
-}
-
-void MicroGemmRows(int64_t rows, const float* a, int64_t lda, const float* b, int64_t K, float* c, int64_t ldc) {
-  switch (rows) {
-    case 6:
-      return MicroGemm<6>(a, lda, b, K, c, ldc);
-    case 5:
-      return MicroGemm<5>(a, lda, b, K, c, ldc);
-    case 4:
-      return MicroGemm<4>(a, lda, b, K, c, ldc);
-    case 3:
-      return MicroGemm<3>(a, lda, b, K, c, ldc);
-    case 2:
-      return MicroGemm<2>(a, lda, b, K, c, ldc);
-    default:
-      return MicroGemm<1>(a, lda, b, K, c, ldc);
-  }
-}
+using namespace kernels;  // NOLINT: the shared pieces of this file's kernels
 
 /*! \brief M[e] = V[e] U[e] for the nt tiles of a chunk and the 16-column blocks fb0 .. fb1.
  *         U's C x 16 slice stays in L1 while every row group of V[e] passes it. */
@@ -166,7 +31,8 @@ void MultiplyChunk(const Conv2dGeom& g, const float* V, const float* u, int64_t 
     for (int64_t fb = fb0; fb < fb1; ++fb) {
       const float* ub = u + (e * FB + fb) * g.C * kCols;
       for (int64_t r0 = 0; r0 < nt; r0 += kRows)
-        MicroGemmRows(std::min(kRows, nt - r0), ve + r0 * g.C, g.C, ub, g.C, me + r0 * g.F + fb * kCols, g.F);
+        MicroGemmRows<false, false>(std::min(kRows, nt - r0), ve + r0 * g.C, g.C, ub, g.C, me + r0 * g.F + fb * kCols,
+                                    g.F);
     }
   }
 }
@@ -307,7 +173,9 @@ void Forward(const Conv2dGeom& g, const float* x, const float* u, const float* b
       const int64_t k = item / parts, p = item % parts;
       const int64_t t0 = k * rows, nt = std::min(rows, tg.total - t0);
       const int64_t fb0 = FB * p / parts, fb1 = FB * (p + 1) / parts;
-      TransformInput(g, tg, x, t0, nt, rows, V.data());
+      // V[e][tl][C]
+      const auto at = [&](int64_t e, int64_t tl, int64_t cb) { return (e * rows + tl) * g.C + cb * kLanes; };
+      TransformInput(g, tg, x, t0, nt, at, V.data());
       MultiplyChunk(g, V.data(), u, nt, rows, fb0, fb1, M.data());
       TransformOutput(g, tg, M.data(), t0, nt, rows, fb0 * (kCols / kLanes), fb1 * (kCols / kLanes), bias, relu, y);
     }

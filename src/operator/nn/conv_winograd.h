@@ -48,6 +48,16 @@ void UnpackWeights(const Conv2dGeom& g, const float* u, float* w);
  */
 void Forward(const Conv2dGeom& g, const float* x, const float* u, const float* bias, bool relu, float* y);
 
+/*! \brief Whether WeightGrad takes the problem: as Fits, but C a multiple of 16 and F of 8. */
+bool WeightGradFits(const Conv2dGeom& g);
+
+/*!
+ * \brief dw (F, C, 3, 3) and, when db is not null, db (F) of the convolution g from
+ *        x (N, C/8, H, W, 8) and dy (N, F/8, OH, OW, 8). The sum over tiles runs in the
+ *        transform domain: dw = G^T [sum over tiles of (A dy A^T) (.) (B^T x B)] G.
+ */
+void WeightGrad(const Conv2dGeom& g, const float* x, const float* dy, float* dw, float* db);
+
 }  // namespace winograd
 }  // namespace op
 }  // namespace mxnet

@@ -1,7 +1,8 @@
 // The Winograd F(4x4, 3x3) kernels against double-precision direct sums on nChw8c data: the
 // forward with paddings 0-2, sizes that leave partial 4x4 tiles, enough tiles for several
 // chunks per thread, bias and ReLU; the data gradient through the flipped, transposed weights;
-// the weight transform's inverse; and the shapes the kernels refuse.
+// the weight gradient summed in the transform domain; the weight transform's inverse; and the
+// shapes the kernels refuse.
 #include "operator/nn/conv_winograd.h"
 
 #include <gtest/gtest.h>
@@ -120,6 +121,52 @@ TEST(WinogradConv, DataGradientMatchesDirectSum) {
         }
 }
 
+void CheckWeightGrad(int64_t N, int64_t C, int64_t F, int64_t H, int64_t W, int64_t p) {
+  const Conv2dGeom g = test::Geom(N, C, F, H, W, 3, 3, 1, 1, p, 1);
+  ASSERT_TRUE(winograd::WeightGradFits(g));
+  const unsigned seed = static_cast<unsigned>(N * 1000 + C * 100 + F * 10 + H + p);
+  const std::vector<float> x = Random(N * C * H * W, seed), dy = Random(N * F * g.OH * g.OW, seed + 1);
+  std::vector<float> dw(F * C * 9, std::numeric_limits<float>::quiet_NaN()),
+      db(F, std::numeric_limits<float>::quiet_NaN());
+  winograd::WeightGrad(g, ToBlocked(x, N, C, H, W).data(), ToBlocked(dy, N, F, g.OH, g.OW).data(), dw.data(),
+                       db.data());
+  for (int64_t f = 0; f < F; ++f) {
+    double want_b = 0, mag_b = 0;
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t i = 0; i < g.OH * g.OW; ++i) {
+        want_b += dy[(n * F + f) * g.OH * g.OW + i];
+        mag_b += std::fabs(dy[(n * F + f) * g.OH * g.OW + i]);
+      }
+    ASSERT_NEAR(db[f], want_b, 1e-6 * (1 + mag_b)) << "f " << f;
+    for (int64_t c = 0; c < C; ++c)
+      for (int64_t i = 0; i < 3; ++i)
+        for (int64_t j = 0; j < 3; ++j) {
+          double want = 0, mag = 0;
+          for (int64_t n = 0; n < N; ++n)
+            for (int64_t oh = 0; oh < g.OH; ++oh)
+              for (int64_t ow = 0; ow < g.OW; ++ow) {
+                const int64_t h = oh - p + i, ww = ow - p + j;
+                if (h < 0 || h >= H || ww < 0 || ww >= W) continue;
+                const double t =
+                    static_cast<double>(dy[((n * F + f) * g.OH + oh) * g.OW + ow]) * x[((n * C + c) * H + h) * W + ww];
+                want += t;
+                mag += std::fabs(t);
+              }
+          ASSERT_NEAR(dw[((f * C + c) * 3 + i) * 3 + j], want, kRelTol * (1 + mag))
+              << "f " << f << " c " << c << " i " << i << " j " << j;
+        }
+  }
+}
+
+TEST(WinogradConv, WeightGradientMatchesDirectSum) {
+  // N, C, F, H, W, pad
+  CheckWeightGrad(2, 16, 8, 8, 8, 1);     // whole tiles; F one block, fewer than 6 GEMM rows
+  CheckWeightGrad(3, 32, 24, 7, 9, 1);    // partial tiles on both edges
+  CheckWeightGrad(1, 16, 16, 10, 6, 0);   // no padding
+  CheckWeightGrad(2, 16, 40, 5, 5, 2);    // padding 2
+  CheckWeightGrad(4, 16, 16, 40, 36, 1);  // 360 tiles: several chunks share the sums
+}
+
 TEST(WinogradConv, UnpackInvertsPack) {
   const Conv2dGeom g = test::Geom(1, 24, 32, 6, 6, 3, 3, 1, 1, 1, 1);
   const std::vector<float> w = Random(32 * 24 * 9, 3);
@@ -137,6 +184,8 @@ TEST(WinogradConv, RefusesOtherShapes) {
   EXPECT_FALSE(winograd::Fits(test::Geom(1, 16, 24, 8, 8, 3, 3, 1, 1, 1, 1)));  // F not whole 16s
   EXPECT_FALSE(winograd::Fits(test::Geom(1, 16, 16, 8, 8, 3, 3, 1, 1, 3, 1)));  // padding 3
   EXPECT_TRUE(winograd::Fits(test::Geom(1, 16, 16, 8, 8, 3, 3, 1, 1, 0, 1)));
+  EXPECT_FALSE(winograd::WeightGradFits(test::Geom(1, 8, 16, 8, 8, 3, 3, 1, 1, 1, 1)));  // C not whole 16s
+  EXPECT_TRUE(winograd::WeightGradFits(test::Geom(1, 16, 8, 8, 8, 3, 3, 1, 1, 1, 1)));
 }
 
 }  // namespace

@@ -112,8 +112,8 @@ struct Problem {
   // Channel-last training with a channel count oneDNN's data gradient wastes lanes on
   // (UseChannelLastBackwardData): the data gradient runs ChannelLastBackwardData.
   bool gemm_bwd_data{false};
-  // The Winograd kernels take the forward / the data gradient (WinogradTakes).
-  bool winograd_fwd{false}, winograd_bwd_data{false};
+  // The Winograd kernels take the forward / the data gradient / the weight gradient.
+  bool winograd_fwd{false}, winograd_bwd_data{false}, winograd_bwd_weights{false};
   Conv2dGeom geom2d{};  // for the hand-written kernels (any 2-D convolution)
   Key key;
 };
@@ -168,6 +168,7 @@ Problem MakeProblem(bool deconv, const ConvGeom& g, const std::vector<int64_t>* 
   p.gemm_bwd_data = p.train_channel_last && UseChannelLastBackwardData(p.geom2d);
   p.winograd_fwd = plain_2d && WinogradTakes(p.geom2d);
   p.winograd_bwd_data = plain_2d && !p.train_channel_last && WinogradTakes(DataGradGeom(p.geom2d));
+  p.winograd_bwd_weights = plain_2d && !p.train_channel_last && WinogradTakesWeightGrad(p.geom2d);
   p.strides = Spatial(g, g.s);
   p.dilates = Spatial(g, g.d, 1);  // oneDNN counts dilation from 0
   p.pad_l = Spatial(g, g.p);
@@ -384,6 +385,8 @@ void RunBackward(const Problem& p, const TBlob& dy, const TBlob& x, const TBlob&
   }
   if ((dw || db) && p.few_channel && !p.train_channel_last) {
     FewChannelBackwardWeights(p, dy, x, dw, db);
+  } else if ((dw || db) && p.winograd_bwd_weights) {
+    WinogradBackwardWeights(p.geom2d, p.src, p.dst, dy, x, dw, db);
   } else if (dw || db) {
     // oneDNN computes both together; a missing one goes to scratch.
     InputOperand in(1, x, p.src, e.w_src);

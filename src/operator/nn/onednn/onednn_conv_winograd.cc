@@ -67,13 +67,16 @@ const float* PackPerCall(const Conv2dGeom& g, const float* w, bool for_data_grad
   return scratch.data();
 }
 
-}  // namespace
-
-bool WinogradTakes(const Conv2dGeom& g) {
-  if (!winograd::Fits(g)) return false;
+bool EnoughTiles(const Conv2dGeom& g) {
   const int64_t tiles = g.N * ((g.OH + 3) / 4) * ((g.OW + 3) / 4);
   return tiles >= kMinTiles && env::GetBool(env::Var::MXNET_CPU_WINOGRAD_CONV);
 }
+
+}  // namespace
+
+bool WinogradTakes(const Conv2dGeom& g) { return winograd::Fits(g) && EnoughTiles(g); }
+
+bool WinogradTakesWeightGrad(const Conv2dGeom& g) { return winograd::WeightGradFits(g) && EnoughTiles(g); }
 
 Conv2dGeom DataGradGeom(const Conv2dGeom& g) {
   // dx = dy convolved with w flipped in space and transposed in channels; for stride 1 the
@@ -118,6 +121,20 @@ void WinogradBackwardData(const Conv2dGeom& g, const dnnl::memory::desc& src, co
   winograd::Forward(dg, static_cast<const float*>(gy.mem().get_data_handle()), u, nullptr, false,
                     static_cast<float*>(gx.mem().get_data_handle()));
   gx.Finish();
+}
+
+void WinogradBackwardWeights(const Conv2dGeom& g, const dnnl::memory::desc& src, const dnnl::memory::desc& dst,
+                             const TBlob& dy, const TBlob& x, const TBlob* dw, const TBlob* db) {
+  InputOperand gy(0, dy, dst, Blocked8(dst));
+  InputOperand in(1, x, src, Blocked8(src));
+  thread_local std::vector<float> dw_scratch;  // when only db is wanted
+  float* dwp = dw ? dw->dptr<float>() : nullptr;
+  if (!dwp) {
+    dw_scratch.resize(static_cast<size_t>(g.F * g.C * 9));
+    dwp = dw_scratch.data();
+  }
+  winograd::WeightGrad(g, static_cast<const float*>(in.mem().get_data_handle()),
+                       static_cast<const float*>(gy.mem().get_data_handle()), dwp, db ? db->dptr<float>() : nullptr);
 }
 
 }  // namespace onednn

@@ -19,6 +19,8 @@ namespace onednn {
 /*! \brief Whether the Winograd kernels run the float32 convolution g (MXNET_CPU_WINOGRAD_CONV,
  *         the kernels' shapes, enough tiles to beat the direct kernels). */
 bool WinogradTakes(const Conv2dGeom& g);
+/*! \brief Whether the Winograd kernels run the weight gradient of the float32 convolution g. */
+bool WinogradTakesWeightGrad(const Conv2dGeom& g);
 /*! \brief The geometry of g's data gradient as a convolution (of dy, giving dx). */
 Conv2dGeom DataGradGeom(const Conv2dGeom& g);
 
@@ -31,6 +33,10 @@ void WinogradForward(const Conv2dGeom& g, const dnnl::memory::desc& src, const d
 /*! \brief dx of the convolution g (WinogradTakes(DataGradGeom(g))) from dy and w. */
 void WinogradBackwardData(const Conv2dGeom& g, const dnnl::memory::desc& src, const dnnl::memory::desc& dst,
                           const TBlob& dy, const TBlob& w, const TBlob& dx);
+
+/*! \brief dw and db (either may be null, not both) of the convolution g from dy and x. */
+void WinogradBackwardWeights(const Conv2dGeom& g, const dnnl::memory::desc& src, const dnnl::memory::desc& dst,
+                             const TBlob& dy, const TBlob& x, const TBlob* dw, const TBlob* db);
 
 }  // namespace onednn
 }  // namespace op
