@@ -12,27 +12,22 @@
 #include <cstdint>
 
 #include "operator/nn/conv2d_geom.h"
+#include "operator/nn/float_lanes.h"
 
 namespace mxnet {
 namespace op {
 
 /*! \brief Output channels per vector and per dy / y block (nChw8c). */
-constexpr int64_t kFewChannelLanes = 8;
+constexpr int64_t kFewChannelLanes = lanes::kLanes;
 
 /*! \brief Whether a 2-D float32 convolution with C input channels goes to these kernels. */
 inline bool UseFewChannelKernels(int64_t C) { return C < kFewChannelLanes; }
 
 namespace few_channel {
 
-typedef float Lanes __attribute__((vector_size(kFewChannelLanes * sizeof(float))));
-
-inline Lanes Load(const float* p) {
-  Lanes v;
-  __builtin_memcpy(&v, p, sizeof(v));
-  return v;
-}
-
-inline void Store(float* p, Lanes v) { __builtin_memcpy(p, &v, sizeof(v)); }
+using lanes::Lanes;
+using lanes::Load;
+using lanes::Store;
 
 /*! \brief `planes` HxW planes of x into out ([planes][H + 2ph][W + 2pw]) with zero borders. */
 inline void PadPlanes(const Conv2dGeom& g, const float* x, int64_t planes, float* out) {

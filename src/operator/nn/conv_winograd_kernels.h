@@ -11,41 +11,25 @@
 #include <cstdint>
 
 #include "operator/nn/conv2d_geom.h"
-
-#if defined(__FMA__)
-#include <immintrin.h>
-#endif
+#include "operator/nn/float_lanes.h"
 
 namespace mxnet {
 namespace op {
 namespace winograd {
 namespace kernels {
 
-constexpr int64_t kLanes = 8;  // channels per nChw8c block and per vector
+using lanes::kLanes;           // channels per nChw8c block and per vector
 constexpr int64_t kCols = 16;  // output channels per GEMM micro-tile (two vectors)
 constexpr int64_t kRows = 6;   // tiles per GEMM micro-tile: 12 accumulators + 2 weight vectors
 constexpr int64_t kAlpha = 6;  // transform-domain tile side
 constexpr int64_t kOut = 4;    // output tile side
 constexpr int64_t kElems = kAlpha * kAlpha;
 
-typedef float Lanes __attribute__((vector_size(kLanes * sizeof(float))));
-
-inline Lanes Load(const float* p) {
-  Lanes v;
-  __builtin_memcpy(&v, p, sizeof(v));
-  return v;
-}
-inline void Store(float* p, Lanes v) { __builtin_memcpy(p, &v, sizeof(v)); }
-inline Lanes Splat(float s) { return Lanes{s, s, s, s, s, s, s, s}; }
-
-inline Lanes Fma(Lanes a, Lanes b, Lanes c) {
-#if defined(__FMA__)
-  return reinterpret_cast<Lanes>(
-      _mm256_fmadd_ps(reinterpret_cast<__m256>(a), reinterpret_cast<__m256>(b), reinterpret_cast<__m256>(c)));
-#else
-  return a * b + c;
-#endif
-}
+using lanes::Fma;
+using lanes::Lanes;
+using lanes::Load;
+using lanes::Splat;
+using lanes::Store;
 
 // The 1-D transforms of F(4, 3) with interpolation points 0, -1, 1, -2, 2 and infinity:
 // d -> B^T d (input), g -> G g (filter), m -> A^T m (output).
