@@ -14,7 +14,7 @@ Frameworks (a peer that is not installed is reported as missing, never skipped s
   ours         this runtime's mx.gluon.model_zoo.vision, hybridized: later calls replay the
                operator calls recorded from an earlier one, and HybridSequentials fold conv +
                BatchNorm (+ activation) in inference (ResNet v1 blocks also fuse their
-               residual sum + ReLU).
+               residual sum + ReLU); 3x3 stride-1 convolutions run Winograd F(4x4, 3x3).
   mxnet191     Apache MXNet 1.9.1 from PyPI (benchmark/.peers/mxnet191), the same zoo models,
                hybridized with static_alloc/static_shape as its users run inference.
   torch        Debian's python3-torch with torchvision's models, via /usr/bin/python3: eager
@@ -612,6 +612,8 @@ def report(results, args):
         gflop = 2e-9 * macs["resnet50_v1"]
         print("\n### ResNet-50: achieved GFLOP/s (%.2f GFLOP/image from its conv and dense "
               "layers) / GEMM peak %.1f" % (gflop, peak))
+        print("(FLOPs of direct convolution: a framework running Winograd does fewer multiplies, "
+              "which can take it past 100%.)")
         print("| batch | ours | MXNet 1.9.1 | torch best | onnxruntime |")
         print("|---:|---:|---:|---:|---:|")
         frac = {}
