@@ -24,6 +24,10 @@ namespace {
 // than the multiplies saved: ResNet-50's 7x7x512 convolution at batch 1 (4 tiles) ran 0.8x
 // oneDNN's speed, its 14x14x256 one (16 tiles) 1.4-1.8x.
 constexpr int64_t kMinTiles = 16;
+// Above this many channel pairs the transformed weights (36 floats per pair: 75 MB here, for a
+// cached inference copy or a weight gradient's sums) cost more memory than the speed is worth;
+// every convolution of the zoo's networks is below it (ResNet's largest 3x3 is 512 x 512).
+constexpr int64_t kMaxChannelPairs = 512 * 1024;
 
 /*! \brief A weight array's Winograd transform, cached on the array for inference. */
 class WinogradWeights : public OpaqueLayout {
@@ -67,16 +71,17 @@ const float* PackPerCall(const Conv2dGeom& g, const float* w, bool for_data_grad
   return scratch.data();
 }
 
-bool EnoughTiles(const Conv2dGeom& g) {
+/*! \brief The policy on top of the kernels' shape rules: enough tiles, weights not too large, switched on. */
+bool WorthIt(const Conv2dGeom& g) {
   const int64_t tiles = g.N * ((g.OH + 3) / 4) * ((g.OW + 3) / 4);
-  return tiles >= kMinTiles && env::GetBool(env::Var::MXNET_CPU_WINOGRAD_CONV);
+  return tiles >= kMinTiles && g.C * g.F <= kMaxChannelPairs && env::GetBool(env::Var::MXNET_CPU_WINOGRAD_CONV);
 }
 
 }  // namespace
 
-bool WinogradTakes(const Conv2dGeom& g) { return winograd::Fits(g) && EnoughTiles(g); }
+bool WinogradTakes(const Conv2dGeom& g) { return winograd::Fits(g) && WorthIt(g); }
 
-bool WinogradTakesWeightGrad(const Conv2dGeom& g) { return winograd::WeightGradFits(g) && EnoughTiles(g); }
+bool WinogradTakesWeightGrad(const Conv2dGeom& g) { return winograd::WeightGradFits(g) && WorthIt(g); }
 
 Conv2dGeom DataGradGeom(const Conv2dGeom& g) {
   // dx = dy convolved with w flipped in space and transposed in channels; for stride 1 the

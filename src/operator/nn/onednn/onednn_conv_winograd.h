@@ -17,7 +17,8 @@ namespace op {
 namespace onednn {
 
 /*! \brief Whether the Winograd kernels run the float32 convolution g (MXNET_CPU_WINOGRAD_CONV,
- *         the kernels' shapes, enough tiles to beat the direct kernels). */
+ *         the kernels' shapes, enough tiles to beat the direct kernels, at most 512K channel
+ *         pairs). */
 bool WinogradTakes(const Conv2dGeom& g);
 /*! \brief Whether the Winograd kernels run the weight gradient of the float32 convolution g. */
 bool WinogradTakesWeightGrad(const Conv2dGeom& g);
