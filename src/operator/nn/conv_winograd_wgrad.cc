@@ -100,7 +100,7 @@ void WeightGrad(const Conv2dGeom& g, const float* x, const float* dy, float* dw,
   thread_local std::vector<float> V, DY, M;
   V.resize(static_cast<size_t>(kElems * rows * g.C));
   DY.resize(static_cast<size_t>(kElems * rows * g.F));
-  M.assign(static_cast<size_t>(kElems * g.F * g.C), 0.f);
+  M.resize(static_cast<size_t>(kElems * g.F * g.C));  // the first chunk writes it, later ones add
   float *v = V.data(), *d = DY.data(), *m = M.data();
   // V[e][C / 16][tl][16]: each 16-channel column block of V[e] is a contiguous GEMM operand.
   const auto at = [&](int64_t e, int64_t tl, int64_t cb) {
@@ -121,9 +121,14 @@ void WeightGrad(const Conv2dGeom& g, const float* x, const float* dy, float* dw,
         const float* de = d + e * rows * g.F;
         for (int64_t cb = 0; cb < CB16; ++cb) {
           const float* vb = v + (e * CB16 + cb) * rows * kCols;
-          for (int64_t f0 = 0; f0 < g.F; f0 += kRows)
-            MicroGemmRows<true, true>(std::min(kRows, g.F - f0), de + f0, g.F, vb, nt,
-                                      m + (e * g.F + f0) * g.C + cb * kCols, g.C);
+          for (int64_t f0 = 0; f0 < g.F; f0 += kRows) {
+            const int64_t nf = std::min(kRows, g.F - f0);
+            float* me = m + (e * g.F + f0) * g.C + cb * kCols;
+            if (t0 == 0)
+              MicroGemmRows<true, false>(nf, de + f0, g.F, vb, nt, me, g.C);
+            else
+              MicroGemmRows<true, true>(nf, de + f0, g.F, vb, nt, me, g.C);
+          }
         }
       }
     }

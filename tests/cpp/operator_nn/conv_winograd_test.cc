@@ -85,7 +85,8 @@ TEST(WinogradConv, ForwardMatchesDirectSum) {
   CheckForward(3, 8, 16, 7, 9, 1, false, false);    // partial tiles on both edges
   CheckForward(1, 24, 16, 10, 6, 0, true, false);   // no padding: 8x4 output
   CheckForward(2, 8, 48, 5, 5, 2, false, true);     // padding 2: 7x7 output
-  CheckForward(4, 16, 16, 30, 26, 1, true, true);   // 224 tiles: several chunks per thread
+  CheckForward(4, 16, 16, 30, 26, 1, true, true);   // 224 tiles: a chunk per thread
+  CheckForward(8, 16, 16, 64, 64, 1, true, false);  // 2048 tiles: several chunks per thread
   CheckForward(1, 64, 64, 14, 14, 1, true, false);  // ResNet's 14x14 stage at batch 1
 }
 
@@ -164,7 +165,8 @@ TEST(WinogradConv, WeightGradientMatchesDirectSum) {
   CheckWeightGrad(3, 32, 24, 7, 9, 1);    // partial tiles on both edges
   CheckWeightGrad(1, 16, 16, 10, 6, 0);   // no padding
   CheckWeightGrad(2, 16, 40, 5, 5, 2);    // padding 2
-  CheckWeightGrad(4, 16, 16, 40, 36, 1);  // 360 tiles: several chunks share the sums
+  CheckWeightGrad(4, 16, 16, 40, 36, 1);  // 360 tiles: one shared chunk
+  CheckWeightGrad(8, 16, 16, 64, 64, 1);  // 2048 tiles: two chunks, the second adding to the sums
 }
 
 TEST(WinogradConv, UnpackInvertsPack) {
