@@ -39,9 +39,11 @@ import argparse
 import json
 import os
 import platform
+import queue
 import statistics
 import subprocess
 import sys
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -64,13 +66,13 @@ FRAMEWORKS = ["ours", "mxnet191", "torch", "onnxruntime"]
 # ----------------------------------------------------------------------------------------
 # Timing, shared by every worker (stdlib only: the workers run under other interpreters).
 
-def time_batches(run, batch, warmup_s, window_s, windows):
-    """Images/s of `run` (one synchronous batch): warm-up, then `windows` timed windows.
+def warm_up(run, warmup_s, window_s):
+    """Runs the warm-up; returns how many whole batches fill a timed window.
 
     The warm-up lasts at least three calls and `warmup_s` seconds (first calls allocate
-    memory, pick kernels and fill caches; TorchScript profiles two runs before it optimises). Each window runs as many whole batches as fit
-    into `window_s` by the warm-up's speed (at least one), so every window is a
-    steady-state average and the median of the windows resists a noisy neighbour.
+    memory, pick kernels and fill caches; TorchScript profiles two runs before it optimises).
+    A window is as many whole batches as fit into `window_s` at the last call's speed (at
+    least one), so every window is a steady-state average.
     """
     start = time.perf_counter()
     calls = 0
@@ -79,15 +81,29 @@ def time_batches(run, batch, warmup_s, window_s, windows):
         run()
         last = time.perf_counter() - t0
         calls += 1
-    per_window = max(1, int(window_s / max(last, 1e-9)))
-    rates = []
-    for _ in range(windows):
-        t0 = time.perf_counter()
-        for _ in range(per_window):
-            run()
-        rates.append(per_window * batch / (time.perf_counter() - t0))
+    return max(1, int(window_s / max(last, 1e-9)))
+
+
+def timed_window(run, batch, calls):
+    """Images/s of `calls` back-to-back batches."""
+    t0 = time.perf_counter()
+    for _ in range(calls):
+        run()
+    return calls * batch / (time.perf_counter() - t0)
+
+
+def summarize(rates, per_window):
+    """The record of one case: the median window (min, max and every window kept)."""
     return {"images_per_s": statistics.median(rates), "min": min(rates), "max": max(rates),
-            "windows": windows, "batches_per_window": per_window}
+            "windows": len(rates), "batches_per_window": per_window, "rates": rates}
+
+
+def time_batches(run, batch, warmup_s, window_s, windows):
+    """Images/s of `run` (one synchronous batch): warm-up, then `windows` timed windows, of
+    which the median resists a noisy neighbour."""
+    per_window = warm_up(run, warmup_s, window_s)
+    return summarize([timed_window(run, batch, per_window) for _ in range(windows)],
+                     per_window)
 
 
 def emit(record):
@@ -99,6 +115,10 @@ def emit(record):
 def log(msg):
     sys.stderr.write(msg + "\n")
     sys.stderr.flush()
+
+
+def error_text(err):
+    return "%s: %s" % (type(err).__name__, err)
 
 
 def best_gemm(matmul, make, n, reps):
@@ -114,7 +134,10 @@ def best_gemm(matmul, make, n, reps):
 
 
 # ----------------------------------------------------------------------------------------
-# Workers: each runs in its own process under its framework's interpreter.
+# Backends: one per framework, each in its own process under its framework's interpreter.
+# A backend says what it is (info), loads a network (load: records such as its multiply-
+# adds or its ONNX file), and makes a runner per variant for a batch size (runners: pairs of
+# variant and a function that builds the runner, so one variant failing spares the others).
 
 def mxnet_macs(mx, net, side):
     """Multiply-adds per image of a Gluon network, from its Conv2D and Dense layers."""
@@ -141,136 +164,226 @@ def mxnet_macs(mx, net, side):
     return total[0]
 
 
-def worker_mxnet(spec, flavour):
-    """Ours and Apache MXNet 1.9.1 share the Gluon API, so one worker serves both."""
-    import mxnet as mx
-    from mxnet.gluon.model_zoo import vision
-    info = {"version": mx.__version__}
-    if flavour == "ours":
-        info["runtime"] = dict(mx.runtime.info())
-        if spec.get("gemm"):
-            import numpy as np
-            n = spec["gemm_n"]
-            # Our own sgemm (mx.nd.dot) and numpy's BLAS in this process.
-            info["gemm_gflops_mx_dot"] = best_gemm(
-                lambda a, b: mx.nd.dot(a, b).wait_to_read(),
-                lambda k: mx.nd.random.uniform(shape=(k, k)), n, 5)
-            info["gemm_gflops_numpy"] = best_gemm(
-                np.matmul, lambda k: np.random.rand(k, k).astype(np.float32), n, 5)
-            info["numpy_version"] = np.__version__
-    emit({"info": info})
-    for name in spec["models"]:
-        side = MODELS[name][1]
-        try:
-            net = getattr(vision, name)()
-            net.initialize(mx.init.Xavier())
-            # 1.9.1 builds a static graph with this; ours replays recorded calls and folds
-            # conv + BatchNorm in inference.
-            net.hybridize(static_alloc=True, static_shape=True)
-            if flavour == "ours":
-                emit({"model": name, "macs_per_image": mxnet_macs(mx, net, side)})
-        except Exception as err:  # a model that fails to build is reported, not fatal
-            emit({"model": name, "error": "%s: %s" % (type(err).__name__, err)})
-            continue
-        for batch in spec["batch_sizes"]:
-            try:
-                x = mx.nd.random.uniform(shape=(batch, 3, side, side))
-                res = time_batches(lambda: net(x).wait_to_read(), batch, spec["warmup_s"],
-                                   spec["window_s"], spec["windows"])
-                res.update(model=name, batch=batch, variant="hybridized static"
-                           if flavour == "mxnet191" else "imperative")
-            except Exception as err:
-                res = {"model": name, "batch": batch, "error": "%s: %s"
-                       % (type(err).__name__, err)}
-            log("%s %s batch %d: %s" % (flavour, name, batch,
-                                         res.get("images_per_s", res.get("error"))))
-            emit(res)
+class MXNetBackend:
+    """Ours and Apache MXNet 1.9.1 share the Gluon API, so one backend serves both."""
+
+    def __init__(self, spec, flavour):
+        import mxnet as mx
+        self.mx, self.spec, self.flavour, self.net = mx, spec, flavour, None
+        self.variant = "hybridized static" if flavour == "mxnet191" else "hybridized, replayed"
+
+    def info(self):
+        mx = self.mx
+        info = {"version": mx.__version__}
+        if self.flavour == "ours":
+            info["runtime"] = dict(mx.runtime.info())
+            if self.spec.get("gemm"):
+                import numpy as np
+                n = self.spec["gemm_n"]
+                # Our own sgemm (mx.nd.dot) and numpy's BLAS in this process.
+                info["gemm_gflops_mx_dot"] = best_gemm(
+                    lambda a, b: mx.nd.dot(a, b).wait_to_read(),
+                    lambda k: mx.nd.random.uniform(shape=(k, k)), n, 5)
+                info["gemm_gflops_numpy"] = best_gemm(
+                    np.matmul, lambda k: np.random.rand(k, k).astype(np.float32), n, 5)
+                info["numpy_version"] = np.__version__
+        return info
+
+    def load(self, name):
+        from mxnet.gluon.model_zoo import vision
+        self.side = MODELS[name][1]
+        net = getattr(vision, name)()
+        net.initialize(self.mx.init.Xavier())
+        # 1.9.1 builds a static graph with this; ours replays recorded calls and folds
+        # conv + BatchNorm in inference.
+        net.hybridize(static_alloc=True, static_shape=True)
+        self.net = net
+        if self.flavour == "ours":
+            return [{"model": name, "macs_per_image": mxnet_macs(self.mx, net, self.side)}]
+        return []
+
+    def runners(self, batch):
+        def make():
+            net, x = self.net, self.mx.nd.random.uniform(shape=(batch, 3, self.side, self.side))
+            return lambda: net(x).wait_to_read()
+        return [(self.variant, make)]
+
+    def unload(self):
+        self.net = None
 
 
-def worker_torch(spec):
-    import torch
-    import torchvision
-    torch.set_num_threads(spec["threads"])
-    info = {"version": torch.__version__, "torchvision": torchvision.__version__,
-            "num_threads": torch.get_num_threads(),
-            "parallel_info": torch.__config__.parallel_info()}
-    if spec.get("gemm"):
-        info["gemm_gflops_torch_mm"] = best_gemm(
-            torch.mm, lambda k: torch.rand(k, k), spec["gemm_n"], 5)
-    emit({"info": info})
-    onnx_dir = spec.get("onnx_dir")
-    for name in spec["models"]:
-        tv_name, side = MODELS[name]
+class TorchBackend:
+    def __init__(self, spec):
+        import torch
+        import torchvision
+        torch.set_num_threads(spec["threads"])
+        self.torch, self.torchvision, self.spec, self.model = torch, torchvision, spec, None
+
+    def info(self):
+        torch = self.torch
+        info = {"version": torch.__version__, "torchvision": self.torchvision.__version__,
+                "num_threads": torch.get_num_threads(),
+                "parallel_info": torch.__config__.parallel_info()}
+        if self.spec.get("gemm"):
+            info["gemm_gflops_torch_mm"] = best_gemm(
+                torch.mm, lambda k: torch.rand(k, k), self.spec["gemm_n"], 5)
+        return info
+
+    def load(self, name):
+        torch = self.torch
+        tv_name, self.side = MODELS[name]
+        kwargs = {"weights": None}
+        if tv_name == "inception_v3":
+            # No auxiliary head at inference; skip the slow truncated-normal init.
+            kwargs.update(aux_logits=False, init_weights=False)
+        self.model = getattr(self.torchvision.models, tv_name)(**kwargs).eval()
+        onnx_dir = self.spec.get("onnx_dir")
+        if not onnx_dir:
+            return []
+        # The same architecture for onnxruntime, with a dynamic batch dimension.
+        path = os.path.join(onnx_dir, name + ".onnx")
         try:
-            kwargs = {"weights": None}
-            if tv_name == "inception_v3":
-                # No auxiliary head at inference; skip the slow truncated-normal init.
-                kwargs.update(aux_logits=False, init_weights=False)
-            model = getattr(torchvision.models, tv_name)(**kwargs).eval()
+            torch.onnx.export(self.model, torch.rand(1, 3, self.side, self.side), path,
+                              input_names=["data"], output_names=["out"],
+                              dynamic_axes={"data": {0: "batch"}, "out": {0: "batch"}},
+                              opset_version=13)
+            return [{"model": name, "onnx": path}]
         except Exception as err:
-            emit({"model": name, "error": "%s: %s" % (type(err).__name__, err)})
-            continue
-        for batch in spec["batch_sizes"]:
-            x = torch.rand(batch, 3, side, side)
-            for variant in ("eager", "torchscript"):
-                try:
-                    with torch.inference_mode():
-                        if variant == "eager":
-                            fn = model
-                        else:
-                            with torch.no_grad():
-                                fn = torch.jit.freeze(torch.jit.trace(model, x))
-                        res = time_batches(lambda: fn(x), batch, spec["warmup_s"],
-                                           spec["window_s"], spec["windows"])
-                    res.update(model=name, batch=batch, variant=variant)
-                except Exception as err:
-                    res = {"model": name, "batch": batch, "variant": variant,
-                           "error": "%s: %s" % (type(err).__name__, err)}
-                log("torch %s %s batch %d: %s" % (variant, name, batch,
-                                                   res.get("images_per_s", res.get("error"))))
-                emit(res)
-        if onnx_dir:
-            # The same architecture for onnxruntime, with a dynamic batch dimension.
-            path = os.path.join(onnx_dir, name + ".onnx")
-            try:
-                torch.onnx.export(model, torch.rand(1, 3, side, side), path,
-                                  input_names=["data"], output_names=["out"],
-                                  dynamic_axes={"data": {0: "batch"}, "out": {0: "batch"}},
-                                  opset_version=13)
-                emit({"model": name, "onnx": path})
-            except Exception as err:
-                emit({"model": name, "onnx_error": "%s: %s" % (type(err).__name__, err)})
+            return [{"model": name, "onnx_error": error_text(err)}]
+
+    def runners(self, batch):
+        torch, model = self.torch, self.model
+        x = torch.rand(batch, 3, self.side, self.side)
+
+        def timed(fn):
+            def run():
+                with torch.inference_mode():
+                    fn(x)
+            return run
+
+        def torchscript():
+            with torch.inference_mode(), torch.no_grad():
+                return timed(torch.jit.freeze(torch.jit.trace(model, x)))
+        return [("eager", lambda: timed(model)), ("torchscript", torchscript)]
+
+    def unload(self):
+        self.model = None
 
 
-def worker_onnxruntime(spec):
-    import numpy as np
-    import onnxruntime as ort
-    emit({"info": {"version": ort.__version__, "providers": ort.get_available_providers()}})
-    for name in spec["models"]:
-        side = MODELS[name][1]
-        path = spec["onnx"].get(name)
+class OnnxRuntimeBackend:
+    def __init__(self, spec):
+        import numpy as np
+        import onnxruntime as ort
+        self.np, self.ort, self.spec, self.session = np, ort, spec, None
+
+    def info(self):
+        return {"version": self.ort.__version__,
+                "providers": self.ort.get_available_providers()}
+
+    def load(self, name):
+        ort = self.ort
+        self.side = MODELS[name][1]
+        path = self.spec.get("onnx", {}).get(name)
         if not path:
-            emit({"model": name, "error": "no ONNX file (the torch export failed or torch "
-                                          "is missing)"})
-            continue
+            raise RuntimeError("no ONNX file (the torch export failed or torch is missing)")
         opts = ort.SessionOptions()
-        opts.intra_op_num_threads = spec["threads"]
+        opts.intra_op_num_threads = self.spec["threads"]
         opts.inter_op_num_threads = 1
         opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
         opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        sess = ort.InferenceSession(path, opts, providers=["CPUExecutionProvider"])
+        self.session = ort.InferenceSession(path, opts, providers=["CPUExecutionProvider"])
+        return []
+
+    def runners(self, batch):
+        def make():
+            sess = self.session
+            x = self.np.random.rand(batch, 3, self.side, self.side).astype(self.np.float32)
+            return lambda: sess.run(None, {"data": x})
+        return [("ORT_ENABLE_ALL", make)]
+
+    def unload(self):
+        self.session = None
+
+
+def make_backend(kind, spec):
+    if kind in ("ours", "mxnet191"):
+        return MXNetBackend(spec, kind)
+    return {"torch": TorchBackend, "onnxruntime": OnnxRuntimeBackend}[kind](spec)
+
+
+def worker_isolated(kind, spec):
+    """Every case of spec in turn, each timed whole (warm-up and windows) before the next."""
+    backend = make_backend(kind, spec)
+    emit({"info": backend.info()})
+    for name in spec["models"]:
+        try:
+            records = backend.load(name)
+        except Exception as err:  # a model that fails to build is reported, not fatal
+            emit({"model": name, "error": error_text(err)})
+            continue
+        for r in records:
+            emit(r)
         for batch in spec["batch_sizes"]:
-            x = np.random.rand(batch, 3, side, side).astype(np.float32)
-            try:
-                res = time_batches(lambda: sess.run(None, {"data": x}), batch,
-                                   spec["warmup_s"], spec["window_s"], spec["windows"])
-                res.update(model=name, batch=batch, variant="ORT_ENABLE_ALL")
-            except Exception as err:
-                res = {"model": name, "batch": batch, "error": "%s: %s"
-                       % (type(err).__name__, err)}
-            log("onnxruntime %s batch %d: %s" % (name, batch,
-                                                 res.get("images_per_s", res.get("error"))))
-            emit(res)
+            for variant, make in backend.runners(batch):
+                try:
+                    res = time_batches(make(), batch, spec["warmup_s"], spec["window_s"],
+                                       spec["windows"])
+                    res.update(model=name, batch=batch, variant=variant)
+                except Exception as err:
+                    res = {"model": name, "batch": batch, "variant": variant,
+                           "error": error_text(err)}
+                log("%s %s %s batch %d: %s" % (kind, variant, name, batch,
+                                                res.get("images_per_s", res.get("error"))))
+                emit(res)
+        backend.unload()
+
+
+def worker_lockstep(kind, spec):
+    """Serves the parent's commands, one JSON object per stdin line, each answered by its
+    records and a closing {"done": true}:
+      load {model, onnx}   build the network (records: multiply-adds, ONNX file, or error)
+      prepare {batch}      make and warm up every variant's runner (records: lane or error)
+      window {variant}     one timed window of that runner (record: images_per_s)
+      release / unload     drop the runners / the network
+    Between commands the process does nothing, so the framework being timed has the cores."""
+    import gc
+    backend = make_backend(kind, spec)
+    emit({"info": backend.info()})
+    emit({"done": True})
+    lanes, batch = {}, None
+    for line in sys.stdin:
+        cmd = json.loads(line)
+        op = cmd["cmd"]
+        try:
+            if op == "load":
+                spec["onnx"] = cmd.get("onnx", {})
+                try:
+                    for r in backend.load(cmd["model"]):
+                        emit(r)
+                except Exception as err:
+                    emit({"model": cmd["model"], "error": error_text(err)})
+            elif op == "prepare":
+                lanes, batch = {}, cmd["batch"]
+                for variant, make in backend.runners(batch):
+                    try:
+                        run = make()
+                        lanes[variant] = (run, warm_up(run, spec["warmup_s"], spec["window_s"]))
+                        emit({"lane": variant, "batches_per_window": lanes[variant][1]})
+                    except Exception as err:
+                        emit({"variant": variant, "error": error_text(err)})
+            elif op == "window":
+                run, calls = lanes[cmd["variant"]]
+                emit({"images_per_s": timed_window(run, batch, calls)})
+            elif op in ("release", "unload"):
+                lanes = {}
+                if op == "unload":
+                    backend.unload()
+                gc.collect()
+            else:
+                emit({"error": "unknown command %r" % op})
+        except Exception as err:
+            emit({"error": error_text(err)})
+        emit({"done": True})
 
 
 def worker_plot(spec):
@@ -414,97 +527,167 @@ def run_worker(py, env, kind, spec, timeout, script=__file__):
     return records, error
 
 
-def fmt(v, digits=1):
-    return "-" if v is None else ("%.*f" % (digits, v))
+class WorkerError(Exception):
+    pass
 
 
-def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--quick", action="store_true",
-                   help="resnet50_v1 and alexnet at batch 1 and 8, short windows")
-    p.add_argument("--models", default=None, help="comma-separated subset of: " +
-                   ",".join(MODELS))
-    p.add_argument("--batch-sizes", default=None, help="comma-separated (default 1,2,4,...,32)")
-    p.add_argument("--frameworks", default=",".join(FRAMEWORKS),
-                   help="comma-separated subset of: " + ",".join(FRAMEWORKS))
-    p.add_argument("--threads", type=int, default=None,
-                   help="threads for every framework (default: the CPU count)")
-    p.add_argument("--warmup", type=float, default=None, help="warm-up seconds per case")
-    p.add_argument("--window", type=float, default=None, help="seconds per timed window")
-    p.add_argument("--windows", type=int, default=None, help="timed windows per case")
-    p.add_argument("--gemm-n", type=int, default=2048, help="size of the peak sgemm")
-    p.add_argument("--timeout", type=int, default=3600, help="seconds per framework process")
-    p.add_argument("--python", default=None, help="interpreter for ours (default: this one)")
-    p.add_argument("--max-load", type=float, default=0,
-                   help="before each framework, wait until the load average is below this")
-    p.add_argument("--rounds", type=int, default=1,
-                   help="repeat every (model, framework) run this many times; figures are the "
-                        "medians over rounds")
-    p.add_argument("--out-dir", default=os.path.join(ROOT, "benchmark", "results"))
-    p.add_argument("--worker", help=argparse.SUPPRESS)
-    p.add_argument("--spec", help=argparse.SUPPRESS)
-    args = p.parse_args(argv)
+class LockstepWorker:
+    """A framework's worker process in lockstep mode: commands on its stdin, records back.
 
-    if args.worker:
-        spec = json.loads(args.spec)
-        if args.worker in ("ours", "mxnet191"):
-            worker_mxnet(spec, args.worker)
-        else:
-            {"torch": worker_torch, "onnxruntime": worker_onnxruntime,
-             "plot": worker_plot}[args.worker](spec)
-        return 0
+    A thread reads its stdout into a queue, so a request can give up after `timeout` seconds
+    on a worker that hangs."""
 
-    models = (args.models.split(",") if args.models else
-              ["resnet50_v1", "alexnet"] if args.quick else list(MODELS))
-    for m in models:
-        if m not in MODELS:
-            p.error("unknown model %s" % m)
-    batches = ([int(b) for b in args.batch_sizes.split(",")] if args.batch_sizes else
-               [1, 8] if args.quick else BATCH_SIZES)
-    frameworks = args.frameworks.split(",")
-    args.threads = args.threads or os.cpu_count()
-    spec = {"models": models, "batch_sizes": batches, "threads": args.threads,
-            "warmup_s": args.warmup if args.warmup is not None else (0.5 if args.quick else 2.0),
-            "window_s": args.window if args.window is not None else (0.4 if args.quick else 1.5),
-            "windows": args.windows or (3 if args.quick else 5), "gemm_n": args.gemm_n,
-            "gemm": True}
-    os.makedirs(args.out_dir, exist_ok=True)
-    print("threads: %d for every framework (OMP_NUM_THREADS=MKL_NUM_THREADS="
-          "OPENBLAS_NUM_THREADS=%d, torch.set_num_threads(%d) with a single-threaded "
-          "OpenBLAS, onnxruntime intra_op_num_threads=%d); OPENBLAS_CORETYPE=%s"
-          % ((args.threads,) * 4 + (openblas_coretype(),)))
-    print("machine: %s, %d CPUs, load average %s" % (
-        platform.processor() or platform.machine(), os.cpu_count(),
-        " ".join("%.2f" % v for v in os.getloadavg())))
-    print("warm-up %.1f s, then the median of %d windows of ~%.1f s\n"
-          % (spec["warmup_s"], spec["windows"], spec["window_s"]), flush=True)
+    def __init__(self, py, env, kind, spec, timeout, script=__file__):
+        self.timeout = timeout
+        self.proc = subprocess.Popen(
+            [py, os.path.abspath(script), "--worker", kind, "--lockstep", "--spec",
+             json.dumps(spec)], env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            text=True, bufsize=1)
+        self.lines = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
 
-    results = {"threads": args.threads, "models": models, "batch_sizes": batches,
-               "spec": spec, "frameworks": {}, "started": time.strftime("%Y-%m-%d %H:%M:%S"),
-               "loadavg_start": os.getloadavg()}
-    interp = interpreters(args)
-    onnx_files = {}
-    # torch before onnxruntime: the torch process exports the ONNX files.
-    order = [f for f in ("ours", "mxnet191", "torch", "onnxruntime") if f in frameworks]
-    for fw in list(order):
-        py, env, probe, how = interp[fw]
-        missing = available(py, env, probe)
-        if missing:
-            print("%-11s MISSING (%s); install: %s" % (fw, missing, how), flush=True)
-            results["frameworks"][fw] = {"missing": missing, "install": how}
-            order.remove(fw)
-        else:
-            results["frameworks"][fw] = {"records": [], "errors": [], "seconds": 0.0}
-    # Each model runs in every framework in turn (a process per run), and rounds repeat that:
-    # a machine whose speed drifts (a busy neighbour) then slows every framework's figure of a
-    # model alike instead of whichever framework happened to run then. Every other round takes
-    # the frameworks in reverse, so none always runs first (the ONNX files exist by then).
+    def _read(self):
+        for line in self.proc.stdout:
+            self.lines.put(line)
+        self.lines.put(None)
+
+    def request(self, cmd=None):
+        """Sends cmd (None: only reads the greeting); returns the records up to "done"."""
+        try:
+            if cmd is not None:
+                self.proc.stdin.write(json.dumps(cmd) + "\n")
+                self.proc.stdin.flush()
+        except OSError as err:
+            raise WorkerError("cannot reach the worker: %s" % err)
+        records, deadline = [], time.time() + self.timeout
+        while True:
+            try:
+                line = self.lines.get(timeout=max(0.0, deadline - time.time()))
+            except queue.Empty:
+                self.proc.kill()
+                raise WorkerError("timed out after %d s" % self.timeout)
+            if line is None:
+                raise WorkerError("exit status %s" % self.proc.wait())
+            if line.startswith("RESULT "):
+                rec = json.loads(line[len("RESULT "):])
+                if rec.get("done"):
+                    return records
+                records.append(rec)
+
+    def close(self):
+        try:
+            self.proc.stdin.close()
+            self.proc.wait(timeout=60)
+        except (OSError, subprocess.TimeoutExpired):
+            self.proc.kill()
+            self.proc.wait()
+
+
+def run_lockstep(order, interp, spec, args, results, onnx_files):
+    """All frameworks' workers stay loaded, and each case's timed windows go round them in
+    turn, one window at a time (the order reversed every other window). Only the framework
+    being timed runs: the others wait on their stdin. A host whose speed drifts then slows
+    the neighbouring windows of every framework alike, and the ratio of two frameworks is
+    the median over windows of their rates in the same turn, which cancels the drift that a
+    ratio of medians taken minutes apart keeps."""
+    fws = results["frameworks"]
+    workers = {}
+
+    def ask(fw, cmd):
+        """The worker's records; on a failure the framework's error, and it leaves the run."""
+        try:
+            return workers[fw].request(cmd)
+        except WorkerError as err:
+            fws[fw]["errors"].append("%s: %s" % (cmd.get("cmd") if cmd else "start", err))
+            fws[fw]["error"] = "; ".join(fws[fw]["errors"])
+            workers.pop(fw).close()
+            print("%-11s ERROR: %s" % (fw, err), flush=True)
+            return None
+
+    for fw in order:  # one at a time: each measures its sgemm with the cores to itself
+        py, env, _, _ = interp[fw]
+        wspec = dict(spec, gemm=True)
+        if fw == "torch" and "onnxruntime" in order:
+            wspec["onnx_dir"] = os.path.join(args.out_dir, "onnx")
+            os.makedirs(wspec["onnx_dir"], exist_ok=True)
+        fws[fw]["env"] = " ".join("%s=%s" % (k, env[k]) for k in sorted(env)
+                                  if k.startswith(("OMP_", "MKL_", "OPENBLAS_")))
+        print("%-11s starting (%s; %s)" % (fw, py, fws[fw]["env"]), flush=True)
+        workers[fw] = LockstepWorker(py, env, fw, wspec, args.timeout)
+        for r in ask(fw, None) or []:
+            fws[fw].setdefault("info", {}).update(r.get("info", {}))
+
     for rnd in range(args.rounds):
-        for mi, model in enumerate(models):
+        for model in spec["models"]:
+            live = []
+            for fw in order:  # torch before onnxruntime: the torch worker exports the file
+                if fw not in workers:
+                    continue
+                recs = ask(fw, {"cmd": "load", "model": model, "onnx": onnx_files})
+                for r in recs or []:
+                    if "onnx" in r:
+                        onnx_files[r["model"]] = r["onnx"]
+                    fws[fw]["records"].append(dict(r, round=rnd))
+                if recs is not None and not any("error" in r for r in recs):
+                    live.append(fw)
+            for batch in spec["batch_sizes"]:
+                wait_quiet(args.max_load)
+                lanes, counts = [], {}
+                for fw in live:
+                    for r in ask(fw, {"cmd": "prepare", "batch": batch}) or []:
+                        if "lane" in r:
+                            lanes.append((fw, r["lane"]))
+                            counts[(fw, r["lane"])] = r["batches_per_window"]
+                        else:
+                            fws[fw]["records"].append(dict(r, model=model, batch=batch,
+                                                           round=rnd))
+                print("%s batch %d%s: %d windows in turn over %s (load %.2f)" % (
+                    model, batch, " round %d" % (rnd + 1) if args.rounds > 1 else "",
+                    spec["windows"], ", ".join("%s %s" % lane for lane in lanes),
+                    os.getloadavg()[0]), flush=True)
+                rates = {lane: [] for lane in lanes}
+                for k in range(spec["windows"]):
+                    for fw, variant in (lanes if k % 2 == 0 else lanes[::-1]):
+                        if fw not in workers:
+                            continue
+                        # Let the last framework's spinning threads go to sleep first.
+                        time.sleep(args.settle)
+                        recs = ask(fw, {"cmd": "window", "variant": variant})
+                        rate = next((r["images_per_s"] for r in recs or []
+                                     if "images_per_s" in r), None)
+                        rates[(fw, variant)].append(rate)
+                for fw in live:
+                    if fw in workers:
+                        ask(fw, {"cmd": "release"})
+                for (fw, variant), got in rates.items():
+                    done = [v for v in got if v is not None]
+                    if done:
+                        rec = summarize(done, counts[(fw, variant)])
+                        rec.update(rates=got, lockstep=True)
+                    else:
+                        rec = {"error": "no window finished"}
+                    rec.update(model=model, batch=batch, variant=variant, round=rnd)
+                    fws[fw]["records"].append(rec)
+                    print("  %-11s %-20s %s" % (fw, variant, fmt(rec.get("images_per_s")) +
+                                                " images/s" if done else rec["error"]),
+                          flush=True)
+            for fw in live:
+                if fw in workers:
+                    ask(fw, {"cmd": "unload"})
+    for w in workers.values():
+        w.close()
+
+
+def run_isolated(order, interp, spec, args, results, onnx_files):
+    """Each model runs in every framework in turn, a process per run that times every case
+    whole before the next, and rounds repeat that, every other round taking the frameworks
+    in reverse, so none always runs first (the ONNX files exist by then)."""
+    for rnd in range(args.rounds):
+        for mi, model in enumerate(spec["models"]):
             for fw in (order if rnd % 2 == 0 else order[::-1]):
                 py, env, probe, how = interp[fw]
                 wspec = dict(spec, models=[model], gemm=rnd == 0 and mi == 0)
-                if fw == "torch" and "onnxruntime" in frameworks:
+                if fw == "torch" and "onnxruntime" in order:
                     wspec["onnx_dir"] = os.path.join(args.out_dir, "onnx")
                     os.makedirs(wspec["onnx_dir"], exist_ok=True)
                 if fw == "onnxruntime":
@@ -534,17 +717,141 @@ def main(argv=None):
                 print("%-11s done in %.0f s%s" % (fw, time.time() - t0,
                                                   "; ERROR: " + error if error else ""), flush=True)
 
+
+def fmt(v, digits=1):
+    return "-" if v is None else ("%.*f" % (digits, v))
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--quick", action="store_true",
+                   help="resnet50_v1 and alexnet at batch 1 and 8, short windows")
+    p.add_argument("--models", default=None, help="comma-separated subset of: " +
+                   ",".join(MODELS))
+    p.add_argument("--batch-sizes", default=None, help="comma-separated (default 1,2,4,...,32)")
+    p.add_argument("--frameworks", default=",".join(FRAMEWORKS),
+                   help="comma-separated subset of: " + ",".join(FRAMEWORKS))
+    p.add_argument("--threads", type=int, default=None,
+                   help="threads for every framework (default: the CPU count)")
+    p.add_argument("--warmup", type=float, default=None, help="warm-up seconds per case")
+    p.add_argument("--window", type=float, default=None, help="seconds per timed window")
+    p.add_argument("--windows", type=int, default=None, help="timed windows per case")
+    p.add_argument("--gemm-n", type=int, default=2048, help="size of the peak sgemm")
+    p.add_argument("--timeout", type=int, default=3600,
+                   help="seconds per framework process (--isolated) or per request")
+    p.add_argument("--python", default=None, help="interpreter for ours (default: this one)")
+    p.add_argument("--max-load", type=float, default=0,
+                   help="before each case (--isolated: each framework), wait until the load "
+                        "average is below this")
+    p.add_argument("--rounds", type=int, default=1,
+                   help="repeat every (model, framework) run this many times; figures are the "
+                        "medians over rounds")
+    p.add_argument("--isolated", action="store_true",
+                   help="a process per framework and model that times each case whole, in "
+                        "turn, instead of the frameworks taking turns window by window")
+    p.add_argument("--settle", type=float, default=0.3,
+                   help="lockstep: seconds of pause before each window, so the previous "
+                        "framework's spinning threads have gone to sleep")
+    p.add_argument("--out-dir", default=os.path.join(ROOT, "benchmark", "results"))
+    p.add_argument("--worker", help=argparse.SUPPRESS)
+    p.add_argument("--lockstep", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--spec", help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+
+    if args.worker:
+        spec = json.loads(args.spec)
+        if args.worker == "plot":
+            worker_plot(spec)
+        elif args.lockstep:
+            worker_lockstep(args.worker, spec)
+        else:
+            worker_isolated(args.worker, spec)
+        return 0
+
+    models = (args.models.split(",") if args.models else
+              ["resnet50_v1", "alexnet"] if args.quick else list(MODELS))
+    for m in models:
+        if m not in MODELS:
+            p.error("unknown model %s" % m)
+    batches = ([int(b) for b in args.batch_sizes.split(",")] if args.batch_sizes else
+               [1, 8] if args.quick else BATCH_SIZES)
+    frameworks = args.frameworks.split(",")
+    for fw in frameworks:
+        if fw not in FRAMEWORKS:
+            p.error("unknown framework %s" % fw)
+    args.threads = args.threads or os.cpu_count()
+    spec = {"models": models, "batch_sizes": batches, "threads": args.threads,
+            "warmup_s": args.warmup if args.warmup is not None else (0.5 if args.quick else 2.0),
+            "window_s": args.window if args.window is not None else (0.4 if args.quick else 1.5),
+            "windows": args.windows or (3 if args.quick else 5), "gemm_n": args.gemm_n,
+            "gemm": True}
+    os.makedirs(args.out_dir, exist_ok=True)
+    print("threads: %d for every framework (OMP_NUM_THREADS=MKL_NUM_THREADS="
+          "OPENBLAS_NUM_THREADS=%d, torch.set_num_threads(%d) with a single-threaded "
+          "OpenBLAS, onnxruntime intra_op_num_threads=%d); OPENBLAS_CORETYPE=%s"
+          % ((args.threads,) * 4 + (openblas_coretype(),)))
+    print("machine: %s, %d CPUs, load average %s" % (
+        platform.processor() or platform.machine(), os.cpu_count(),
+        " ".join("%.2f" % v for v in os.getloadavg())))
+    print("warm-up %.1f s, then the median of %d windows of ~%.1f s; %s\n" % (
+        spec["warmup_s"], spec["windows"], spec["window_s"],
+        "isolated: a process per framework and model, each case timed whole" if args.isolated
+        else "lockstep: the frameworks take turns window by window (%.1f s pause before "
+             "each), ratios are medians of same-turn pairs" % args.settle), flush=True)
+
+    results = {"threads": args.threads, "models": models, "batch_sizes": batches,
+               "spec": spec, "mode": "isolated" if args.isolated else "lockstep",
+               "frameworks": {}, "started": time.strftime("%Y-%m-%d %H:%M:%S"),
+               "loadavg_start": os.getloadavg()}
+    interp = interpreters(args)
+    # torch before onnxruntime: the torch process exports the ONNX files.
+    order = [f for f in FRAMEWORKS if f in frameworks]
+    for fw in list(order):
+        py, env, probe, how = interp[fw]
+        missing = available(py, env, probe)
+        if missing:
+            print("%-11s MISSING (%s); install: %s" % (fw, missing, how), flush=True)
+            results["frameworks"][fw] = {"missing": missing, "install": how}
+            order.remove(fw)
+        else:
+            results["frameworks"][fw] = {"records": [], "errors": [], "seconds": 0.0}
+    t0 = time.time()
+    (run_isolated if args.isolated else run_lockstep)(order, interp, spec, args, results, {})
+    results["seconds"] = time.time() - t0
     report(results, args)
     return 0
 
 
+def case_records(results, fw, model, batch, variant=None):
+    """The records with a figure of one case, a record per round."""
+    return [r for r in results["frameworks"].get(fw, {}).get("records", [])
+            if r.get("model") == model and r.get("batch") == batch and "images_per_s" in r
+            and (variant is None or r.get("variant") == variant)]
+
+
 def lookup(results, fw, model, batch, variant=None):
     """Images/s of a case: the median over rounds (None when it has no figure)."""
-    entry = results["frameworks"].get(fw, {})
-    rates = [r["images_per_s"] for r in entry.get("records", [])
-             if r.get("model") == model and r.get("batch") == batch and "images_per_s" in r
-             and (variant is None or r.get("variant") == variant)]
+    rates = [r["images_per_s"] for r in case_records(results, fw, model, batch, variant)]
     return statistics.median(rates) if rates else None
+
+
+def paired_ratio(results, model, batch, lane, other):
+    """lane's speed over other's (each a (framework, variant) pair) as {median, min, max,
+    pairs}: in lockstep, over the windows the two took in the same turn, every round
+    pooled; else the ratio of their medians over rounds (pairs 0). None without figures."""
+    mine = {r["round"]: r for r in case_records(results, lane[0], model, batch, lane[1])}
+    theirs = {r["round"]: r for r in case_records(results, other[0], model, batch, other[1])}
+    pairs = []
+    for rnd in sorted(mine.keys() & theirs.keys()):
+        a, b = mine[rnd], theirs[rnd]
+        if a.get("lockstep") and b.get("lockstep"):
+            pairs += [x / y for x, y in zip(a["rates"], b["rates"]) if x and y]
+    if pairs:
+        return {"median": statistics.median(pairs), "min": min(pairs), "max": max(pairs),
+                "pairs": len(pairs)}
+    x, y = lookup(results, lane[0], model, batch, lane[1]), lookup(results, other[0], model,
+                                                                    batch, other[1])
+    return {"median": x / y, "min": x / y, "max": x / y, "pairs": 0} if x and y else None
 
 
 def report(results, args):
@@ -585,6 +892,11 @@ def report(results, args):
                    "onnxruntime": lookup(results, "onnxruntime", model, b)}
             tb = [v for v in (row["torch eager"], row["torchscript"]) if v]
             row["torch best"] = max(tb) if tb else None
+            best = "eager" if tb and row["torch best"] == row["torch eager"] else "torchscript"
+            lanes = {"mxnet191": ("mxnet191", None), "torch eager": ("torch", "eager"),
+                     "torch best": ("torch", best), "onnxruntime": ("onnxruntime", None)}
+            row["ratios"] = {col: paired_ratio(results, model, b, ("ours", None), lane)
+                             for col, lane in lanes.items()}
             rows[str(b)] = row
         table[model] = rows
         gflop = 2e-9 * macs[model] if model in macs else None
@@ -594,15 +906,21 @@ def report(results, args):
         print("| batch | ours | MXNet 1.9.1 | torch eager | TorchScript | onnxruntime "
               "| ours/1.9.1 | ours/torch eager | ours/torch best | ours/ort |")
         print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        ranges = []
         for b in results["batch_sizes"]:
             r = rows[str(b)]
-
-            def ratio(other):
-                return fmt(r["ours"] / r[other], 2) if r["ours"] and r[other] else "-"
-            print("| %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            cells = []
+            for col in ("mxnet191", "torch eager", "torch best", "onnxruntime"):
+                q = r["ratios"][col]
+                cells.append(fmt(q and q["median"], 2))
+                if q and q["pairs"]:
+                    ranges.append("%s batch %d %.2f-%.2f" % (col, b, q["min"], q["max"]))
+            print("| %d | %s | %s | %s | %s | %s | %s |" % (
                 b, fmt(r["ours"]), fmt(r["mxnet191"]), fmt(r["torch eager"]),
-                fmt(r["torchscript"]), fmt(r["onnxruntime"]), ratio("mxnet191"),
-                ratio("torch eager"), ratio("torch best"), ratio("onnxruntime")))
+                fmt(r["torchscript"]), fmt(r["onnxruntime"]), " | ".join(cells)))
+        if ranges:
+            print("ratios are medians over same-turn windows; their range: " +
+                  "; ".join(ranges))
     results["table"] = table
 
     print("\n### GEMM peak (fp32, %d^3 sgemm, best of 5)" % args.gemm_n)

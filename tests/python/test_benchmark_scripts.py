@@ -5,9 +5,11 @@ not installed must be reported as missing, so one test points the peers elsewher
 """
 import json
 import os
+import statistics
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 from conftest import REPO, _clean_env
@@ -43,6 +45,110 @@ def test_benchmark_score_quick_on_ours_reports_peers_missing(tmp_path):
     assert data["frameworks"]["mxnet191"]["missing"]
     assert data["gemm_peak_gflops"] > 0
     assert 7e9 < 2 * data["macs_per_image"]["resnet50_v1"] < 8.5e9
+
+
+def load_scorer():
+    sys.path.insert(0, BENCH)
+    try:
+        import benchmark_score
+    finally:
+        sys.path.remove(BENCH)
+    return benchmark_score
+
+
+def test_benchmark_score_lockstep_records_every_window(tmp_path):
+    r = run("benchmark_score.py",
+            ["--models", "alexnet", "--batch-sizes", "1,2", "--frameworks", "ours",
+             "--warmup", "0", "--window", "0", "--windows", "3", "--settle", "0",
+             "--gemm-n", "128", "--out-dir", str(tmp_path)])
+    assert r.returncode == 0, r.stderr
+    assert "lockstep: the frameworks take turns window by window" in r.stdout
+    assert "alexnet batch 2: 3 windows in turn over ours hybridized, replayed" in r.stdout
+    with open(tmp_path / "benchmark_score.json") as f:
+        data = json.load(f)
+    assert data["mode"] == "lockstep"
+    records = [rec for rec in data["frameworks"]["ours"]["records"] if "images_per_s" in rec]
+    assert sorted(rec["batch"] for rec in records) == [1, 2]
+    for rec in records:
+        assert rec["lockstep"] and len(rec["rates"]) == 3 and rec["batches_per_window"] == 1
+        assert rec["images_per_s"] == sorted(rec["rates"])[1]
+
+
+def test_benchmark_score_isolated_mode(tmp_path):
+    r = run("benchmark_score.py",
+            ["--isolated", "--models", "alexnet", "--batch-sizes", "2", "--frameworks", "ours",
+             "--warmup", "0", "--window", "0", "--windows", "2", "--gemm-n", "128",
+             "--out-dir", str(tmp_path)])
+    assert r.returncode == 0, r.stderr
+    assert "isolated: a process per framework and model" in r.stdout
+    with open(tmp_path / "benchmark_score.json") as f:
+        data = json.load(f)
+    assert data["mode"] == "isolated" and data["table"]["alexnet"]["2"]["ours"] > 0
+    rec = next(rec for rec in data["frameworks"]["ours"]["records"] if "images_per_s" in rec)
+    assert "lockstep" not in rec and len(rec["rates"]) == 2
+
+
+def test_benchmark_score_rejects_an_unknown_framework(tmp_path):
+    r = run("benchmark_score.py", ["--frameworks", "ours,tensorflow", "--out-dir",
+                                   str(tmp_path)])
+    assert r.returncode == 2 and "unknown framework tensorflow" in r.stderr
+
+
+def test_paired_ratio_is_the_median_of_same_turn_ratios():
+    bs = load_scorer()
+    ours = [10.0, 6.0, 9.0, 12.0]
+    peer = [8.0, 5.5, 10.0, 8.0]   # the host slowed both in turn 2
+    peer2 = [4.0, 4.0, 4.0]        # a second round, fewer windows
+    ours2 = [5.0, 4.4, 6.0]
+
+    def rec(fw_rates, rnd, **kw):
+        return dict(model="m", batch=1, round=rnd, images_per_s=statistics.median(fw_rates),
+                    rates=fw_rates, **kw)
+    results = {"frameworks": {
+        "ours": {"records": [rec(ours, 0, lockstep=True), rec(ours2, 1, lockstep=True)]},
+        "mxnet191": {"records": [rec(peer, 0, lockstep=True), rec(peer2, 1, lockstep=True)]},
+        "torch": {"records": [rec(peer, 0, variant="eager")]}}}
+    pairs = np.array(ours + ours2) / np.array(peer + peer2)
+    q = bs.paired_ratio(results, "m", 1, ("ours", None), ("mxnet191", None))
+    assert q["pairs"] == 7
+    assert q["median"] == pytest.approx(np.median(pairs))
+    assert (q["min"], q["max"]) == (pytest.approx(pairs.min()), pytest.approx(pairs.max()))
+    # Without lockstep records, the ratio of the medians over rounds.
+    q = bs.paired_ratio(results, "m", 1, ("ours", None), ("torch", "eager"))
+    assert q["pairs"] == 0
+    assert q["median"] == pytest.approx(np.median([np.median(ours), np.median(ours2)]) /
+                                        np.median(peer))
+    assert bs.paired_ratio(results, "m", 1, ("ours", None), ("onnxruntime", None)) is None
+    # A window that failed (None) drops only its own pair.
+    results["frameworks"]["mxnet191"]["records"][0]["rates"] = [8.0, None, 10.0, 8.0]
+    q = bs.paired_ratio(results, "m", 1, ("ours", None), ("mxnet191", None))
+    assert q["pairs"] == 6
+
+
+def test_lockstep_worker_protocol_and_errors():
+    bs = load_scorer()
+    spec = {"models": [], "batch_sizes": [], "threads": 1, "warmup_s": 0, "window_s": 0,
+            "windows": 1, "gemm": False}
+    env = _clean_env({"OMP_NUM_THREADS": "1"})
+    worker = bs.LockstepWorker(sys.executable, env, "ours", spec, timeout=300)
+    try:
+        assert "version" in worker.request()[0]["info"]
+        bad = worker.request({"cmd": "load", "model": "lenet9"})
+        assert bad[0]["model"] == "lenet9" and "KeyError" in bad[0]["error"]
+        assert "unknown command 'fly'" in worker.request({"cmd": "fly"})[0]["error"]
+        assert "macs_per_image" in worker.request({"cmd": "load", "model": "alexnet"})[0]
+        lane = worker.request({"cmd": "prepare", "batch": 1})
+        assert lane == [{"lane": "hybridized, replayed", "batches_per_window": 1}]
+        rate = worker.request({"cmd": "window", "variant": "hybridized, replayed"})
+        assert rate[0]["images_per_s"] > 0
+        assert "KeyError" in worker.request({"cmd": "window", "variant": "eager"})[0]["error"]
+        assert worker.request({"cmd": "unload"}) == []
+        worker.proc.kill()
+        worker.proc.wait()
+        with pytest.raises(bs.WorkerError, match="cannot reach the worker"):
+            worker.request({"cmd": "release"})
+    finally:
+        worker.close()
 
 
 def test_train_lenet_limit_on_ours(tmp_path):
