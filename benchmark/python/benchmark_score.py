@@ -2,13 +2,19 @@
 """Scoring benchmark: images/s of image-classification networks, ours against the peers.
 
 fp32, random weights, random input; for every (network, batch size) a warm-up, then several
-timed windows of whole batches, and the median window's images/s is reported (min and max
-go to the JSON too). Every framework runs in its own process, started by this script with
-the same thread count (OMP_NUM_THREADS, MKL_NUM_THREADS, OPENBLAS_NUM_THREADS, and each
-framework's own setting), so no two of them fight for the cores or share a BLAS. Each network
-runs in every framework in turn before the next network, and --rounds N repeats everything N
-times, the frameworks in reverse order every other round (figures are medians over rounds): a
-drifting machine then skews all frameworks alike.
+timed windows of whole batches, and the median window's images/s is reported (min, max and
+every window go to the JSON too). Every framework runs in its own process, started by this
+script with the same thread count (OMP_NUM_THREADS, MKL_NUM_THREADS, OPENBLAS_NUM_THREADS, and
+each framework's own setting), so no two of them share a BLAS.
+
+The frameworks take turns (lockstep, the default): all their processes stay loaded with the
+same network and batch size, and the timed windows go round them one window at a time, in
+reverse order every other window, while the others wait idle. A host whose speed drifts by
+tens of percent within minutes then slows the windows of one turn alike, and each ratio is
+the median over turns of the two frameworks' rates in the same turn, with its range printed.
+--isolated instead runs a process per framework and network that times each case whole,
+the frameworks in turn (in reverse every other round). --rounds N repeats everything N times
+in either mode; figures are medians over rounds, and lockstep ratios pool every round's turns.
 
 Frameworks (a peer that is not installed is reported as missing, never skipped silently):
   ours         this runtime's mx.gluon.model_zoo.vision, hybridized: later calls replay the

@@ -20,8 +20,12 @@ output) runs a short probe in its own process, and the fastest one does the meas
             BatchNorm + ReLU children run as one op).
   mxnet191  Apache MXNet 1.9.1 (benchmark/.peers/mxnet191), hybridized static_alloc/shape.
   torch     Debian python3-torch via /usr/bin/python3, eager.
-The measured runs take the frameworks in turn; --rounds N repeats that N times, reversing the
-order every other round, and reports medians (a drifting host then skews every framework alike).
+The measured LeNet runs take the frameworks in turn; --rounds N repeats that N times,
+reversing the order every other round, and reports medians (a drifting host then skews every
+framework alike). ResNet-50 goes further: every framework's worker holds its warmed-up
+network and the timed steps go round them one step at a time (reversed every other step),
+the others idle meanwhile, and "ours / it" is the median over turns of the two step times in
+the same turn (--resnet-isolated times each framework's steps inside its measured run).
 Install the peers with: bash benchmark/python/setup_peers.sh
 
   python benchmark/python/train_lenet.py --limit 100 --resnet-steps 2 --resnet-warmup 1  # quick
@@ -33,6 +37,7 @@ import argparse
 import gzip
 import json
 import os
+import statistics
 import struct
 import sys
 import time
@@ -167,23 +172,31 @@ def worker_mxnet(spec, flavour):
                  "test_accuracy": correct / float(len(test_x))})
         bs.log("%s lenet: %.2f s for %d batches" % (flavour, seconds, len(order)))
 
-    if spec["resnet_steps"]:
-        from mxnet.gluon.model_zoo import vision
-        net = vision.resnet50_v1()
-        net.initialize(mx.init.Xavier())
-        net.hybridize(static_alloc=True, static_shape=True)
-        trainer = trainer_for(net)
-        x = mx.nd.random.uniform(shape=(spec["resnet_batch"], 3, 224, 224))
-        y = mx.nd.array(np.random.randint(0, 1000, spec["resnet_batch"]))
+    if spec["resnet_steps"] and not spec.get("lockstep"):
+        resnet_run(spec, mxnet_resnet_step(mx, spec, loss_fn, trainer_for), flavour)
+    return lambda: mxnet_resnet_step(mx, spec, loss_fn, trainer_for)
 
-        def step():
-            with autograd.record():
-                loss = loss_fn(net(x), y)
-            loss.backward()
-            trainer.step(x.shape[0])
-            loss.wait_to_read()
-            mx.nd.waitall()
-        resnet_run(spec, step, flavour)
+
+def mxnet_resnet_step(mx, spec, loss_fn, trainer_for):
+    """One ResNet-50 (v1) training step on random data, as a function."""
+    import numpy as np
+    from mxnet import autograd
+    from mxnet.gluon.model_zoo import vision
+    net = vision.resnet50_v1()
+    net.initialize(mx.init.Xavier())
+    net.hybridize(static_alloc=True, static_shape=True)
+    trainer = trainer_for(net)
+    x = mx.nd.random.uniform(shape=(spec["resnet_batch"], 3, 224, 224))
+    y = mx.nd.array(np.random.randint(0, 1000, spec["resnet_batch"]))
+
+    def step():
+        with autograd.record():
+            loss = loss_fn(net(x), y)
+        loss.backward()
+        trainer.step(x.shape[0])
+        loss.wait_to_read()
+        mx.nd.waitall()
+    return step
 
 
 def resnet_run(spec, step, label):
@@ -249,7 +262,8 @@ def worker_torch(spec):
                  "test_accuracy": correct / float(len(test_x))})
         bs.log("torch lenet: %.2f s for %d batches" % (seconds, len(order)))
 
-    if spec["resnet_steps"]:
+    def resnet_step():
+        """One ResNet-50 training step on random data, as a function."""
         import torchvision
         net = torchvision.models.resnet50(weights=None)
         opt = torch.optim.SGD(net.parameters(), lr=spec["lr"], momentum=spec["momentum"])
@@ -261,7 +275,40 @@ def worker_torch(spec):
             loss = loss_fn(net(x), y)
             loss.backward()
             opt.step()
-        resnet_run(spec, step, "torch")
+        return step
+
+    if spec["resnet_steps"] and not spec.get("lockstep"):
+        resnet_run(spec, resnet_step(), "torch")
+    return resnet_step
+
+
+def serve_resnet_steps(make_step):
+    """Lockstep ResNet-50: the parent's commands on stdin, one JSON object a line, each
+    answered by its records and {"done": true}: prepare {warmup} builds the network and runs
+    the warm-up steps, step times one step, unload drops it. Between commands the process
+    does nothing, so the framework being timed has the cores."""
+    import gc
+    bs.emit({"done": True})
+    step = None
+    for line in sys.stdin:
+        cmd = json.loads(line)
+        try:
+            if cmd["cmd"] == "prepare":
+                step = make_step()
+                for _ in range(cmd["warmup"]):
+                    step()
+            elif cmd["cmd"] == "step":
+                t0 = time.perf_counter()
+                step()
+                bs.emit({"seconds": time.perf_counter() - t0})
+            elif cmd["cmd"] == "unload":
+                step = None
+                gc.collect()
+            else:
+                bs.emit({"error": "unknown command %r" % cmd["cmd"]})
+        except Exception as err:
+            bs.emit({"error": bs.error_text(err)})
+        bs.emit({"done": True})
 
 
 # ----------------------------------------------------------------------------------------
@@ -359,16 +406,23 @@ def main(argv=None):
     p.add_argument("--rounds", type=int, default=1,
                    help="measured runs per framework, taken in turn (reversed every other "
                         "round); figures are the medians over rounds")
+    p.add_argument("--resnet-isolated", action="store_true",
+                   help="time ResNet-50 inside each framework's measured run, instead of the "
+                        "frameworks taking turns step by step")
+    p.add_argument("--settle", type=float, default=0.3,
+                   help="ResNet-50 in turns: seconds of pause before each step, so the previous "
+                        "framework's spinning threads have gone to sleep")
     p.add_argument("--out-dir", default=os.path.join(bs.ROOT, "benchmark", "results"))
     p.add_argument("--worker", help=argparse.SUPPRESS)
+    p.add_argument("--lockstep", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--spec", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.worker:
-        spec = json.loads(args.spec)
-        if args.worker == "torch":
-            worker_torch(spec)
-        else:
+        spec = dict(json.loads(args.spec), lockstep=args.lockstep)
+        make_step = worker_torch(spec) if args.worker == "torch" else \
             worker_mxnet(spec, args.worker)
+        if args.lockstep:
+            serve_resnet_steps(make_step)
         return 0
 
     spec = {"batches": args.limit, "batch_size": args.batch_size, "lr": 0.01,
@@ -399,12 +453,14 @@ def main(argv=None):
     # The measured runs go round the frameworks, in reverse order every other round: a host
     # whose speed drifts then slows each framework's figures alike, and the medians over
     # rounds compare like with like.
-    for rnd in range(args.rounds):
+    lockstep = bool(args.resnet_steps and not args.resnet_isolated)
+    for rnd in range(args.rounds if args.limit or not lockstep else 0):
         for fw in (order if rnd % 2 == 0 else order[::-1]):
             py, env, _, _ = interp[fw]
             entry = results["frameworks"][fw]
             label, overrides, tthreads = entry["chosen"]
-            wspec = dict(spec, setting=label, torch_threads=tthreads)
+            wspec = dict(spec, setting=label, torch_threads=tthreads,
+                         resnet_steps=0 if lockstep else spec["resnet_steps"])
             bs.wait_quiet(args.max_load)
             print("%-9s running with %s%s ..." % (
                 fw, label, " (round %d)" % (rnd + 1) if args.rounds > 1 else ""), flush=True)
@@ -417,11 +473,84 @@ def main(argv=None):
                 entry["errors"].append(err)
                 entry["error"] = "; ".join(entry["errors"])
                 print("%-9s ERROR: %s" % (fw, err), flush=True)
+    if lockstep:
+        resnet_in_turns(order, interp, spec, args, results)
     for entry in results["frameworks"].values():
         entry.pop("chosen", None)
 
     report(results, args)
     return 0
+
+
+def resnet_in_turns(order, interp, spec, args, results):
+    """ResNet-50 training with the frameworks taking turns: every framework's worker builds
+    the network and runs its warm-up steps, then the timed steps go round them one step at a
+    time (in reverse order every other step) while the others wait idle, so a drifting host
+    slows the steps of one turn alike. Rounds repeat this with fresh networks."""
+    fws, workers = results["frameworks"], {}
+
+    def ask(fw, cmd):
+        try:
+            return workers[fw].request(cmd)
+        except bs.WorkerError as err:
+            fws[fw]["errors"].append("resnet50 %s: %s" % (cmd and cmd["cmd"] or "start", err))
+            fws[fw]["error"] = "; ".join(fws[fw]["errors"])
+            workers.pop(fw).close()
+            print("%-9s ERROR: %s" % (fw, err), flush=True)
+            return None
+
+    for fw in order:
+        py, env, _, _ = interp[fw]
+        label, overrides, tthreads = fws[fw]["chosen"]
+        wspec = dict(spec, batches=0, setting=label, torch_threads=tthreads)
+        workers[fw] = bs.LockstepWorker(py, dict(env, **overrides), fw, wspec, args.timeout,
+                                        __file__)
+        fws[fw]["records"].extend(ask(fw, None) or [])
+    for rnd in range(args.rounds):
+        bs.wait_quiet(args.max_load)
+        live = []
+        for fw in order:
+            if fw in workers:
+                recs = ask(fw, {"cmd": "prepare", "warmup": spec["resnet_warmup"]})
+                for r in recs or []:
+                    fws[fw]["errors"].append("resnet50: %s" % r.get("error"))
+                    fws[fw]["error"] = "; ".join(fws[fw]["errors"])
+                if recs == []:
+                    live.append(fw)
+        print("ResNet-50 training%s: %d steps in turn over %s (load %.2f)" % (
+            " round %d" % (rnd + 1) if args.rounds > 1 else "", spec["resnet_steps"],
+            ", ".join(live), os.getloadavg()[0]), flush=True)
+        times = {fw: [] for fw in live}
+        for k in range(spec["resnet_steps"]):
+            for fw in (live if k % 2 == 0 else live[::-1]):
+                if fw in workers:
+                    time.sleep(args.settle)  # the last framework's spinning threads sleep
+                    recs = ask(fw, {"cmd": "step"}) or []
+                    times[fw].append(next((r["seconds"] for r in recs if "seconds" in r), None))
+        for fw in live:
+            if fw in workers:
+                ask(fw, {"cmd": "unload"})
+            done = [t for t in times[fw] if t]
+            if done:
+                rate = spec["resnet_batch"] / statistics.median(done)
+                fws[fw]["records"].append({
+                    "task": "resnet50", "batch": spec["resnet_batch"], "steps": len(done),
+                    "images_per_s": rate, "step_seconds": times[fw], "lockstep": True,
+                    "round": rnd})
+                print("  %-9s %.2f images/s" % (fw, rate), flush=True)
+    for w in workers.values():
+        w.close()
+
+
+def same_turn_ratio(ours, theirs):
+    """Their step time over ours, the median over the turns both finished a step (every
+    round pooled), with its range; None unless both ran in turns."""
+    pairs = []
+    for a in ours:
+        b = next((r for r in theirs if r.get("round") == a.get("round")), None)
+        if a.get("lockstep") and b and b.get("lockstep"):
+            pairs += [y / x for x, y in zip(a["step_seconds"], b["step_seconds"]) if x and y]
+    return (statistics.median(pairs), min(pairs), max(pairs)) if pairs else None
 
 
 def report(results, args):
@@ -450,21 +579,33 @@ def report(results, args):
                 "%.2fx" % (r["seconds"] / ol["seconds"]) if ol else "-",
                 per_round(entry["records"], "lenet", "seconds", "%.2f")))
     if args.resnet_steps:
+        turns = any(r.get("lockstep") for r in ours.get("records", []))
         print("\n### ResNet-50 training, batch %d (images/s, median of %d steps after %d "
-              "warm-up steps)%s" % (args.resnet_batch, args.resnet_steps,
-                                    results["spec"]["resnet_warmup"], rounds_note))
+              "warm-up steps%s)%s" % (args.resnet_batch, args.resnet_steps,
+                                      results["spec"]["resnet_warmup"],
+                                      ", the frameworks taking turns step by step" if turns
+                                      else "", rounds_note))
         print("| framework | setting | images/s | ours / it | images/s per round |")
         print("|---|---|---:|---:|---|")
         for fw, entry in fws.items():
             r = pick(entry.get("records", []), "resnet50")
             if r:
+                mine = [x for x in ours.get("records", []) if x.get("task") == "resnet50"]
+                paired = same_turn_ratio(mine, [x for x in entry["records"]
+                                                if x.get("task") == "resnet50"])
+                ratio = "-" if not orn else "%.2f" % (
+                    paired[0] if paired else orn["images_per_s"] / r["images_per_s"])
+                if paired and fw != "ours":
+                    ratio += " (steps %.2f-%.2f)" % paired[1:]
                 print("| %s | %s | %.2f | %s | %s |" % (
-                    fw, entry.get("setting"), r["images_per_s"],
-                    "%.2f" % (orn["images_per_s"] / r["images_per_s"]) if orn else "-",
+                    fw, entry.get("setting"), r["images_per_s"], ratio,
                     per_round(entry["records"], "resnet50", "images_per_s", "%.2f")))
             else:
                 print("| %s | %s | - | - | - |" % (fw, entry.get("install") or
                                                    entry.get("error")))
+        if turns:
+            print("(ours / it: the median over turns of its step time over ours in the same "
+                  "turn, with the range)")
     results["loadavg_end"] = os.getloadavg()
     os.makedirs(args.out_dir, exist_ok=True)
     path = os.path.join(args.out_dir, "train_lenet.json")
