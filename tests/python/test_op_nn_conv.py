@@ -194,13 +194,13 @@ def test_bad_inputs_raise_mxnet_error_naming_op(call, needles):
 test_plain_path = plain_path_rerun(__file__)
 
 
-# 3x3 stride-1 float32 convolutions with channels in whole blocks and >= 16 output tiles of 4x4
-# run Winograd F(4x4, 3x3) unless MXNET_CPU_WINOGRAD_CONV=0: x shape, num_filter, pad.
+# 3x3 stride-1 float32 convolutions with channels in whole blocks and >= 384 output pixels (over
+# the batch) run Winograd F(4x4, 3x3) unless MXNET_CPU_WINOGRAD_CONV=0: x shape, num_filter, pad.
 WINOGRAD_ROWS = [
-    ((2, 16, 14, 14), 32, 1),  # whole tiles
-    ((1, 8, 17, 15), 16, 1),   # partial tiles on the bottom and right edges; 8 channels: direct dw
-    ((4, 24, 10, 10), 16, 0),  # no padding: 16 tiles; the data gradient (16 -> 24 channels) stays direct
-    ((2, 16, 9, 9), 48, 2),    # padding 2
+    ((2, 16, 14, 14), 32, 1),  # whole tiles, 392 pixels
+    ((2, 8, 17, 15), 16, 1),   # partial tiles on the bottom and right edges; 8 channels: direct dw
+    ((6, 24, 10, 10), 16, 0),  # no padding: 384 pixels; the data gradient (16 -> 24 channels) stays direct
+    ((4, 16, 9, 9), 48, 2),    # padding 2
 ]
 
 
@@ -260,12 +260,12 @@ def run(xs, f, k, s):
         y = mx.nd.Convolution(x, w, kernel=(k, k), stride=(s, s), pad=(k // 2, k // 2), num_filter=f, no_bias=True)
     y.backward()
     mx.nd.waitall()
-run((2, 16, 16, 16), 32, 3, 1)   # fits: 32 tiles
+run((2, 16, 16, 16), 32, 3, 1)   # fits: 512 output pixels
 print("MARK", flush=True)
-run((1, 16, 8, 8), 32, 3, 1)     # 4 tiles
+run((4, 16, 8, 8), 32, 3, 1)     # 256 pixels: the transformed weights cost more than they save
 run((2, 16, 16, 16), 32, 3, 2)   # stride 2
 run((2, 16, 16, 16), 32, 5, 1)   # 5x5
-run((4, 1024, 8, 8), 1024, 3, 1) # 16 tiles, but 1M channel pairs: transformed weights too large
+run((8, 1024, 8, 8), 1024, 3, 1) # 512 pixels, but 1M channel pairs: transformed weights too large
 """
 
     def kinds(text):

@@ -20,10 +20,13 @@ namespace op {
 namespace onednn {
 namespace {
 
-// Below this many 4x4 output tiles the transformed weights (4x the filters) cost more to stream
-// than the multiplies saved: ResNet-50's 7x7x512 convolution at batch 1 (4 tiles) ran 0.8x
-// oneDNN's speed, its 14x14x256 one (16 tiles) 1.4-1.8x.
-constexpr int64_t kMinTiles = 16;
+// Below this many output pixels (over the batch) the transformed weights, 4x the filters, cost
+// more to stream than the multiplies saved: each weight float read serves pixels / 16 direct
+// multiply-adds. In a network the weights come from memory, not cache; measured so, against
+// oneDNN's direct kernel: 13x13 at batch 1 (AlexNet's last three, 169 pixels) ran 0.78-0.90x,
+// 14x14x256 at batch 1 1.00x, 13x13 and 20x20 at 338-400 pixels 0.97-1.07x, 14x14 at batch 2
+// (392) 1.19x, 24x24x128 (576) 1.46x. Taking 16-tile convolutions cost AlexNet at batch 1 9%.
+constexpr int64_t kMinOutputPixels = 384;
 // Above this many channel pairs the transformed weights (36 floats per pair: 75 MB here, for a
 // cached inference copy or a weight gradient's sums) cost more memory than the speed is worth;
 // every convolution of the zoo's networks is below it (ResNet's largest 3x3 is 512 x 512).
@@ -71,10 +74,10 @@ const float* PackPerCall(const Conv2dGeom& g, const float* w, bool for_data_grad
   return scratch.data();
 }
 
-/*! \brief The policy on top of the kernels' shape rules: enough tiles, weights not too large, switched on. */
+/*! \brief The policy on top of the kernels' shape rules: enough pixels, weights not too large, switched on. */
 bool WorthIt(const Conv2dGeom& g) {
-  const int64_t tiles = g.N * ((g.OH + 3) / 4) * ((g.OW + 3) / 4);
-  return tiles >= kMinTiles && g.C * g.F <= kMaxChannelPairs && env::GetBool(env::Var::MXNET_CPU_WINOGRAD_CONV);
+  return g.N * g.OH * g.OW >= kMinOutputPixels && g.C * g.F <= kMaxChannelPairs &&
+         env::GetBool(env::Var::MXNET_CPU_WINOGRAD_CONV);
 }
 
 }  // namespace
