@@ -18,6 +18,7 @@
 #include "mxnet/ndarray.h"
 #include "ndarray_patterns.h"
 #if MXNET_USE_ONEDNN
+#include "operator/nn/onednn/onednn_concat.h"
 #include "operator/nn/onednn/onednn_layout.h"
 #endif
 
@@ -205,6 +206,24 @@ TEST_F(BlockedLayout, ConcatOfBlockedInputsLeavesABlockedOutput) {
   EXPECT_EQ(Host(blocked), Host(want_ab));
   NDArray mixed = imperative::InvokeByName("Concat", {InFormat(a, Tag::acdb), c, InFormat(b, Tag::nChw16c)}, dim1)[0];
   EXPECT_EQ(Host(mixed), Host(plain));
+}
+
+TEST_F(BlockedLayout, ConcatOfChannelLastInputsJoinsAnyChannelCounts) {
+  // Channel-last inputs join pixel by pixel (no channel blocks to fill), so odd counts qualify too.
+  const NDArray a = Pattern({2, 20, 3, 5}, 1.f), b = Pattern({2, 7, 3, 5}, -1.f), c = Pattern({2, 12, 3, 5}, 0.5f);
+  const std::unordered_map<std::string, std::string> dim1{{"dim", "1"}};
+  NDArray want = imperative::InvokeByName("Concat", {a, b, c}, dim1)[0];
+  const uint64_t joins = op::onednn::RowCopyJoins();
+  NDArray joined = imperative::InvokeByName(
+      "Concat", {InFormat(a, Tag::acdb), InFormat(b, Tag::acdb), InFormat(c, Tag::acdb)}, dim1)[0];
+  EXPECT_TRUE(HoldsLayout(joined));
+  EXPECT_EQ(op::onednn::RowCopyJoins(), joins + 1);
+  EXPECT_EQ(Host(joined), Host(want));
+  // Along another axis the oneDNN concat runs; the values are the same either way.
+  const std::unordered_map<std::string, std::string> dim2{{"dim", "2"}};
+  NDArray rows = imperative::InvokeByName("Concat", {InFormat(a, Tag::acdb), InFormat(a, Tag::acdb)}, dim2)[0];
+  EXPECT_EQ(Host(rows), Host(imperative::InvokeByName("Concat", {a, a}, dim2)[0]));
+  EXPECT_EQ(op::onednn::RowCopyJoins(), joins + 1);
 }
 
 #endif  // MXNET_USE_ONEDNN

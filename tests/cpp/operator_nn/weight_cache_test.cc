@@ -2,10 +2,11 @@
  * \file weight_cache_test.cc
  * \brief Inference (de)convolution and FullyConnected keep their weights reordered into the
  *        primitive's format: one copy per weight value, made again after a write, none in
- *        training; results equal those of fresh weights every time.
+ *        training; results equal those of fresh weights every time (training's to rounding).
  */
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -66,8 +67,12 @@ TEST_P(WeightCache, OneCopyPerWeightValueInInferenceNoneInTraining) {
   EXPECT_EQ(Host(Run(x, w)), fresh);
   EXPECT_EQ(op::onednn::CachedInputsMade() - start, 3u);  // w2 got its own copy, w one more
 
+  // Training may run another primitive (oneDNN's forward_training kernels sum in another
+  // order on some CPUs), so its values match to rounding, not bit for bit.
   imperative::SetIsTraining(true);
-  EXPECT_EQ(Host(Run(x, w)), fresh);
+  const std::vector<float> trained = Host(Run(x, w));
+  ASSERT_EQ(trained.size(), fresh.size());
+  for (size_t i = 0; i < fresh.size(); ++i) EXPECT_NEAR(trained[i], fresh[i], 1e-5f * (1.f + std::fabs(fresh[i]))) << i;
   EXPECT_EQ(op::onednn::CachedInputsMade() - start, 3u);
 }
 

@@ -7,6 +7,7 @@
 #include "operator/nn/onednn/onednn_concat.h"
 
 #include <algorithm>
+#include <atomic>
 #include <memory>
 #include <unordered_map>
 #include <utility>
@@ -19,6 +20,8 @@ namespace op {
 namespace onednn {
 namespace {
 
+std::atomic<uint64_t> row_copy_joins{0};
+
 struct ConcatEntry {
   dnnl::concat prim;
   std::vector<dnnl::memory> src;
@@ -27,34 +30,41 @@ struct ConcatEntry {
 };
 
 /*!
- * \brief Joins inputs that all hold one dense channel-blocked format, with whole blocks of
- *        channels each, along the channels: per image, each input is one contiguous run of the
- *        output, so the join is the plain row copy with blocks of channels as rows. oneDNN's
- *        concat moves such data a block at a time, at a quarter of the memory bandwidth.
+ * \brief Joins inputs that all hold one dense channel-lane format along the channels, as the
+ *        plain row copy. Blocked by 8 or 16 channels (whole blocks each): per image, each input
+ *        is one contiguous run of the output, so blocks of channels are the rows. Channel-last
+ *        (what oneDNN's AVX-512 convolutions write): per pixel, each input's channels are one
+ *        run. oneDNN's concat moves such data a block or pixel at a time, at a fraction of the
+ *        memory bandwidth.
  */
-bool JoinChannelBlocks(const std::vector<std::shared_ptr<const BlockedData>>& blocked, const TBlob& out, int axis) {
+bool JoinChannelLanes(const std::vector<std::shared_ptr<const BlockedData>>& blocked, const TBlob& out, int axis) {
   const dnnl::memory::desc& d0 = blocked[0]->desc();
   dnnl::memory::format_tag tag;
   int64_t b;
-  // Blocks of channels (an inner block), not channel-last, whose lanes are also all of C.
-  if (axis != 1 || !ChannelLanes(d0, &tag, &b) || d0.data.format_desc.blocking.inner_nblks != 1) return false;
+  if (axis != 1 || !ChannelLanes(d0, &tag, &b)) return false;
+  const int blocks = d0.data.format_desc.blocking.inner_nblks;
+  const bool channel_last = blocks == 0 && d0.dims()[1] == b && d0.data.format_desc.blocking.strides[1] == 1;
+  if (blocks != 1 && !channel_last) return false;  // plain: the plain concat is already a row copy
   const auto dt = d0.data_type();
+  const int64_t esize = static_cast<int64_t>(DTypeSize(out.type_flag_)), spatial = out.shape_.ProdShape(2, out.ndim());
   std::vector<int64_t> mids;
   std::vector<float*> ptrs;
   for (const auto& bx : blocked) {
     const auto& dims = bx->desc().dims();
-    if (dims[1] % b != 0 || bx->desc() != dnnl::memory::desc(dims, dt, tag)) return false;
-    mids.push_back(dims[1] / b);
+    if (bx->desc() != dnnl::memory::desc(dims, dt, tag)) return false;
+    // Rows are copied as whole floats, so bfloat16 data moves as floats of twice the size.
+    const int64_t run = channel_last ? dims[1] * esize : b * esize;
+    if ((!channel_last && dims[1] % b != 0) || run % int64_t{sizeof(float)} != 0) return false;
+    mids.push_back(channel_last ? run / int64_t{sizeof(float)} : dims[1] / b);
     ptrs.push_back(static_cast<float*>(bx->ptr()));
   }
   const auto plain = PlainDesc(out);
   auto joined = std::make_shared<BlockedData>(dnnl::memory::desc(plain.dims(), dt, tag), plain);
-  // Rows are copied whole, so bfloat16 data moves as floats of twice the inner size.
-  const int64_t inner = out.shape_.ProdShape(2, out.ndim()) * b * static_cast<int64_t>(DTypeSize(out.type_flag_));
-  MX_CHECK(inner % sizeof(float) == 0) << "channel blocks of " << b << " are whole floats";
-  JoinSplit<float>(true, ptrs, mids, out.shape_[0], inner / static_cast<int64_t>(sizeof(float)),
-                   static_cast<float*>(joined->ptr()), {kWriteTo});
+  const int64_t outer = channel_last ? out.shape_[0] * spatial : out.shape_[0];
+  const int64_t inner = channel_last ? 1 : spatial * b * esize / int64_t{sizeof(float)};
+  JoinSplit<float>(true, ptrs, mids, outer, inner, static_cast<float*>(joined->ptr()), {kWriteTo});
   SetBlockedOutput(0, std::move(joined));
+  row_copy_joins.fetch_add(1, std::memory_order_relaxed);
   return true;
 }
 
@@ -72,7 +82,7 @@ bool ConcatForward(const std::vector<TBlob>& in, const TBlob& out, int axis, OpR
   if (!any_blocked) return false;  // the plain copy is a memcpy per row: nothing to gain
   const bool leave_blocked = CanLeaveBlocked(0, out);
   const bool all_blocked = std::find(blocked.begin(), blocked.end(), nullptr) == blocked.end();
-  if (all_blocked && leave_blocked && JoinChannelBlocks(blocked, out, axis)) return true;
+  if (all_blocked && leave_blocked && JoinChannelLanes(blocked, out, axis)) return true;
   for (size_t i = 0; i < in.size(); ++i)
     if (!blocked[i]) PlainInput(i);
   const auto plain_dst = PlainDesc(out);
@@ -107,6 +117,8 @@ bool ConcatForward(const std::vector<TBlob>& in, const TBlob& out, int axis, OpR
   if (by) SetBlockedOutput(0, std::move(by));
   return true;
 }
+
+uint64_t RowCopyJoins() { return row_copy_joins.load(); }
 
 }  // namespace onednn
 }  // namespace op

@@ -8,6 +8,7 @@
 
 #if MXNET_USE_ONEDNN
 
+#include <cstdint>
 #include <vector>
 
 #include "operator/nn/onednn/onednn_base.h"
@@ -24,6 +25,8 @@ namespace onednn {
  *        other than kWriteTo.
  */
 bool ConcatForward(const std::vector<TBlob>& in, const TBlob& out, int axis, OpReqType req);
+/*! \brief Concats joined by the row copy, without oneDNN, so far in this process (tests see it). */
+uint64_t RowCopyJoins();
 
 }  // namespace onednn
 }  // namespace op
