@@ -40,8 +40,7 @@ void MultiplyChunk(const Conv2dGeom& g, const float* V, const float* u, int64_t 
 /*! \brief y tiles t0 .. t0 + nt, 8-channel blocks fb0 .. fb1, from M: A^T m A, plus bias,
  *         then relu; edges clipped. */
 void TransformOutput(const Conv2dGeom& g, const Tiling& tg, const float* M, int64_t t0, int64_t nt, int64_t rows,
-                     int64_t fb0, int64_t fb1, const float* bias, bool relu, float* y) {
-  const int64_t FB = g.F / kLanes;
+                     int64_t fb0, int64_t fb1, const float* bias, bool relu, float* y, const LaneLayout& yl) {
   for (int64_t tl = 0; tl < nt; ++tl) {
     const int64_t t = t0 + tl, n = t / tg.per_image, r = t % tg.per_image;
     const int64_t oh0 = (r / tg.tw) * kOut, ow0 = (r % tg.tw) * kOut;
@@ -55,14 +54,14 @@ void TransformOutput(const Conv2dGeom& g, const Tiling& tg, const float* M, int6
         for (int64_t i = 0; i < kOut; ++i) tmp[i][j] = out[i];
       }
       const Lanes b = bias ? Load(bias + fb * kLanes) : Lanes{};
-      float* plane = y + ((n * FB + fb) * g.OH) * g.OW * kLanes;
+      float* plane = y + yl.At(n, fb, 0, 0);
       for (int64_t i = 0; i < nh; ++i) {
         Lanes out[kOut];
         OutputRow(tmp[i], out);
         for (int64_t j = 0; j < nw; ++j) {
           Lanes v = out[j] + b;
           if (relu) v = v > 0 ? v : Lanes{};
-          Store(plane + ((oh0 + i) * g.OW + ow0 + j) * kLanes, v);
+          Store(plane + (oh0 + i) * yl.h_ + (ow0 + j) * yl.w_, v);
         }
       }
     }
@@ -153,7 +152,8 @@ void UnpackWeights(const Conv2dGeom& g, const float* u, float* w) {
   }
 }
 
-void Forward(const Conv2dGeom& g, const float* x, const float* u, const float* bias, bool relu, float* y) {
+void Forward(const Conv2dGeom& g, const float* x, const LaneLayout& xl, const float* u, const float* bias, bool relu,
+             float* y, const LaneLayout& yl) {
   const Tiling tg(g);
   const int threads = omp_get_max_threads();
   const int64_t rows = ChunkTiles(g, tg.total, threads);
@@ -175,9 +175,9 @@ void Forward(const Conv2dGeom& g, const float* x, const float* u, const float* b
       const int64_t fb0 = FB * p / parts, fb1 = FB * (p + 1) / parts;
       // V[e][tl][C]
       const auto at = [&](int64_t e, int64_t tl, int64_t cb) { return (e * rows + tl) * g.C + cb * kLanes; };
-      TransformInput(g, tg, x, t0, nt, at, V.data());
+      TransformInput(g, tg, x, xl, t0, nt, at, V.data());
       MultiplyChunk(g, V.data(), u, nt, rows, fb0, fb1, M.data());
-      TransformOutput(g, tg, M.data(), t0, nt, rows, fb0 * (kCols / kLanes), fb1 * (kCols / kLanes), bias, relu, y);
+      TransformOutput(g, tg, M.data(), t0, nt, rows, fb0 * (kCols / kLanes), fb1 * (kCols / kLanes), bias, relu, y, yl);
     }
   }
 }

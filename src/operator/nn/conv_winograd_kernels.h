@@ -1,7 +1,7 @@
 /*!
  * \file conv_winograd_kernels.h
  * \brief What the Winograd F(4x4, 3x3) kernels (conv_winograd.cc: forward and data gradient;
- *        conv_winograd_wgrad.cc: weight gradient) share: vectors of 8 channels (nChw8c), the
+ *        conv_winograd_wgrad.cc: weight gradient) share: vectors of 8 channels (see LaneLayout), the
  *        1-D transforms, the tiling of the output, the input transform and the GEMM micro-tile.
  *        Internal to those two files.
  */
@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "operator/nn/conv2d_geom.h"
+#include "operator/nn/conv_winograd.h"
 #include "operator/nn/float_lanes.h"
 
 namespace mxnet {
@@ -18,7 +19,7 @@ namespace op {
 namespace winograd {
 namespace kernels {
 
-using lanes::kLanes;           // channels per nChw8c block and per vector
+using lanes::kLanes;           // channels per vector (and per nChw8c block)
 constexpr int64_t kCols = 16;  // output channels per GEMM micro-tile (two vectors)
 constexpr int64_t kRows = 6;   // tiles per GEMM micro-tile: 12 accumulators + 2 weight vectors
 constexpr int64_t kAlpha = 6;  // transform-domain tile side
@@ -70,25 +71,25 @@ struct Tiling {
 };
 
 /*!
- * \brief The transforms B^T d B of the 6x6 input tiles t0 .. t0 + nt of x (nChw8c), element e
- *        of tile tl and channel block cb stored at V + at(e, tl, cb).
+ * \brief The transforms B^T d B of the 6x6 input tiles t0 .. t0 + nt of x (laid out by xl),
+ *        element e of tile tl and channel block cb stored at V + at(e, tl, cb).
  */
 template <typename At>
-inline void TransformInput(const Conv2dGeom& g, const Tiling& tg, const float* x, int64_t t0, int64_t nt, const At& at,
-                           float* V) {
+inline void TransformInput(const Conv2dGeom& g, const Tiling& tg, const float* x, const LaneLayout& xl, int64_t t0,
+                           int64_t nt, const At& at, float* V) {
   const int64_t CB = g.C / kLanes;
   for (int64_t tl = 0; tl < nt; ++tl) {
     const int64_t t = t0 + tl, n = t / tg.per_image, r = t % tg.per_image;
     const int64_t h0 = (r / tg.tw) * kOut - g.ph, w0 = (r % tg.tw) * kOut - g.pw;
     const bool inside = h0 >= 0 && w0 >= 0 && h0 + kAlpha <= g.H && w0 + kAlpha <= g.W;
     for (int64_t cb = 0; cb < CB; ++cb) {
-      const float* plane = x + ((n * CB + cb) * g.H) * g.W * kLanes;
+      const float* plane = x + xl.At(n, cb, 0, 0);
       Lanes d[kAlpha][kAlpha], tmp[kAlpha][kAlpha];
       for (int64_t i = 0; i < kAlpha; ++i) {
         const int64_t h = h0 + i;
         for (int64_t j = 0; j < kAlpha; ++j) {
           const int64_t w = w0 + j;
-          d[i][j] = inside || (h >= 0 && h < g.H && w >= 0 && w < g.W) ? Load(plane + (h * g.W + w) * kLanes) : Lanes{};
+          d[i][j] = inside || (h >= 0 && h < g.H && w >= 0 && w < g.W) ? Load(plane + h * xl.h_ + w * xl.w_) : Lanes{};
         }
       }
       // Columns, then rows: tmp = B^T d, V = tmp B.

@@ -41,18 +41,18 @@ inline void FilterGradRow(const Lanes* m, Lanes* o) {
 }
 
 /*! \brief DY[e][tl][F] = A dy A^T of the 4x4 dy tile t (zero past the output's edges). */
-void TransformGrad(const Conv2dGeom& g, const Tiling& tg, const float* dy, int64_t t, int64_t tl, int64_t rows,
-                   float* DY) {
+void TransformGrad(const Conv2dGeom& g, const Tiling& tg, const float* dy, const LaneLayout& dyl, int64_t t, int64_t tl,
+                   int64_t rows, float* DY) {
   const int64_t FB = g.F / kLanes, n = t / tg.per_image, r = t % tg.per_image;
   const int64_t oh0 = (r / tg.tw) * kOut, ow0 = (r % tg.tw) * kOut;
   const int64_t nh = std::min(kOut, g.OH - oh0), nw = std::min(kOut, g.OW - ow0);
   for (int64_t fb = 0; fb < FB; ++fb) {
-    const float* plane = dy + ((n * FB + fb) * g.OH) * g.OW * kLanes;
+    const float* plane = dy + dyl.At(n, fb, 0, 0);
     Lanes tmp[kAlpha][kOut];
     for (int64_t j = 0; j < kOut; ++j) {
       Lanes col[kOut], out[kAlpha];
       for (int64_t i = 0; i < kOut; ++i)
-        col[i] = i < nh && j < nw ? Load(plane + ((oh0 + i) * g.OW + ow0 + j) * kLanes) : Lanes{};
+        col[i] = i < nh && j < nw ? Load(plane + (oh0 + i) * dyl.h_ + (ow0 + j) * dyl.w_) : Lanes{};
       GradRow(col, out);
       for (int64_t i = 0; i < kAlpha; ++i) tmp[i][j] = out[i];
     }
@@ -91,7 +91,8 @@ bool WeightGradFits(const Conv2dGeom& g) {
   return Fits(swapped);
 }
 
-void WeightGrad(const Conv2dGeom& g, const float* x, const float* dy, float* dw, float* db) {
+void WeightGrad(const Conv2dGeom& g, const float* x, const LaneLayout& xl, const float* dy, const LaneLayout& dyl,
+                float* dw, float* db) {
   const Tiling tg(g);
   // Tiles per chunk: the chunk's V and DY in about 8 MB (L3), shared by the threads.
   constexpr int64_t kBudget = int64_t{8} << 20;
@@ -113,8 +114,8 @@ void WeightGrad(const Conv2dGeom& g, const float* x, const float* dy, float* dw,
 #pragma omp for schedule(static)
       for (int64_t tl = 0; tl < nt; ++tl) {
         const auto at_tl = [&](int64_t e, int64_t, int64_t cb) { return at(e, tl, cb); };
-        TransformInput(g, tg, x, t0 + tl, 1, at_tl, v);
-        TransformGrad(g, tg, dy, t0 + tl, tl, rows, d);
+        TransformInput(g, tg, x, xl, t0 + tl, 1, at_tl, v);
+        TransformGrad(g, tg, dy, dyl, t0 + tl, tl, rows, d);
       }
 #pragma omp for schedule(static)
       for (int64_t e = 0; e < kElems; ++e) {
@@ -136,14 +137,15 @@ void WeightGrad(const Conv2dGeom& g, const float* x, const float* dy, float* dw,
     for (int64_t f = 0; f < g.F; ++f)
       for (int64_t c0 = 0; c0 < g.C; c0 += kLanes) FinishFilters(g, m, f, c0, dw);
     if (db) {
-      const int64_t FB = g.F / kLanes, plane = g.OH * g.OW;
+      const int64_t FB = g.F / kLanes;
 #pragma omp for schedule(static)
       for (int64_t fb = 0; fb < FB; ++fb) {
         Lanes sum{};
-        for (int64_t n = 0; n < g.N; ++n) {
-          const float* p = dy + (n * FB + fb) * plane * kLanes;
-          for (int64_t i = 0; i < plane; ++i) sum += Load(p + i * kLanes);
-        }
+        for (int64_t n = 0; n < g.N; ++n)
+          for (int64_t h = 0; h < g.OH; ++h) {
+            const float* p = dy + dyl.At(n, fb, h, 0);
+            for (int64_t w = 0; w < g.OW; ++w) sum += Load(p + w * dyl.w_);
+          }
         Store(db + fb * kLanes, sum);
       }
     }

@@ -37,7 +37,6 @@ int64_t CacheCapacity() {
 uint64_t PrimitivesBuilt() { return primitives_built.load(); }
 void CountPrimitiveBuilt() { primitives_built.fetch_add(1, std::memory_order_relaxed); }
 
-namespace {
 bool CpuHasAvx512Core() {
   static const bool has = [] {
     const auto isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
@@ -46,7 +45,6 @@ bool CpuHasAvx512Core() {
   }();
   return has;
 }
-}  // namespace
 
 bool CpuHasBfloat16Kernels() { return CpuHasAvx512Core(); }
 

@@ -53,6 +53,8 @@ dnnl::memory::data_type DataType(int dtype);
 bool CpuHasBfloat16Kernels();
 /*! \brief nChw16c on AVX-512 CPUs, nChw8c otherwise: the channel blocking oneDNN's JIT kernels use. */
 dnnl::memory::format_tag NativeChannelBlocking();
+/*! \brief Whether the CPU runs oneDNN's AVX-512 kernels (whose f32 convolutions keep activations channel-last). */
+bool CpuHasAvx512Core();
 /*!
  * \brief float32 always, bfloat16 where the CPU has its kernels: the dtypes our oneDNN paths
  *        run. Others take the plain kernels (bfloat16 computed through float32).

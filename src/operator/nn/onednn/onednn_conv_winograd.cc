@@ -50,14 +50,33 @@ class WinogradWeights : public OpaqueLayout {
   std::vector<float> u_;
 };
 
-dnnl::memory::desc Blocked8(const dnnl::memory::desc& plain) {
-  return dnnl::memory::desc(plain.dims(), dnnl::memory::data_type::f32, dnnl::memory::format_tag::aBcd8b);
+dnnl::memory::desc WithTag(const dnnl::memory::desc& plain, dnnl::memory::format_tag tag) {
+  return dnnl::memory::desc(plain.dims(), dnnl::memory::data_type::f32, tag);
 }
 
-/*! \brief Activation input i as nChw8c: its own blocked data when it has that format, else a copy. */
-const float* Blocked8Input(size_t i, const TBlob& x, const dnnl::memory::desc& plain,
-                           std::shared_ptr<const BlockedData>* hold, std::unique_ptr<BlockedData>* copy) {
-  const dnnl::memory::desc want = Blocked8(plain);
+/*!
+ * \brief The format the kernels use for activation operand i (plain desc `plain`): the one its
+ *        array holds when that is nChw8c or channel-last, so nothing is reordered, else the
+ *        one oneDNN's convolutions around it keep on this CPU (channel-last with AVX-512).
+ */
+dnnl::memory::format_tag LaneTag(size_t i, const TBlob& x, const dnnl::memory::desc& plain) {
+  using ft = dnnl::memory::format_tag;
+  if (const auto held = BlockedInput(i, x))
+    for (ft tag : {ft::aBcd8b, ft::acdb})
+      if (held->desc() == WithTag(plain, tag)) return tag;
+  return CpuHasAvx512Core() ? ft::acdb : ft::aBcd8b;
+}
+
+winograd::LaneLayout LayoutOf(const dnnl::memory::desc& plain, dnnl::memory::format_tag tag) {
+  const auto d = plain.dims();
+  return tag == dnnl::memory::format_tag::acdb ? winograd::LaneLayout::ChannelLast(d[1], d[2], d[3])
+                                               : winograd::LaneLayout::Blocked8(d[1], d[2], d[3]);
+}
+
+/*! \brief Activation input i in format `tag`: its own blocked data when it has that format, else a copy. */
+const float* LaneInput(size_t i, const TBlob& x, const dnnl::memory::desc& plain, dnnl::memory::format_tag tag,
+                       std::shared_ptr<const BlockedData>* hold, std::unique_ptr<BlockedData>* copy) {
+  const dnnl::memory::desc want = WithTag(plain, tag);
   *hold = BlockedInput(i, x);
   if (*hold && (*hold)->desc() == want) return static_cast<const float*>((*hold)->ptr());
   hold->reset();
@@ -97,7 +116,8 @@ void WinogradForward(const Conv2dGeom& g, const dnnl::memory::desc& src, const d
                      const TBlob& x, const TBlob& w, const TBlob* bias, bool relu, const TBlob& y) {
   std::shared_ptr<const BlockedData> hold_x;
   std::unique_ptr<BlockedData> x_copy;
-  const float* x8 = Blocked8Input(0, x, src, &hold_x, &x_copy);
+  const auto tag = LaneTag(0, x, src);  // y takes x's format
+  const float* xp = LaneInput(0, x, src, tag, &hold_x, &x_copy);
   PlainInput(1);
   PlainInput(2);
   std::shared_ptr<const OpaqueLayout> hold_w;
@@ -112,37 +132,41 @@ void WinogradForward(const Conv2dGeom& g, const dnnl::memory::desc& src, const d
   }
   const float* u =
       hold_w ? static_cast<const WinogradWeights&>(*hold_w).data() : PackPerCall(g, w.dptr<float>(), false);
-  auto y8 = std::make_shared<BlockedData>(Blocked8(dst), dst);
-  winograd::Forward(g, x8, u, bias ? bias->dptr<float>() : nullptr, relu, static_cast<float*>(y8->ptr()));
+  auto yb = std::make_shared<BlockedData>(WithTag(dst, tag), dst);
+  winograd::Forward(g, xp, LayoutOf(src, tag), u, bias ? bias->dptr<float>() : nullptr, relu,
+                    static_cast<float*>(yb->ptr()), LayoutOf(dst, tag));
   if (CanLeaveBlocked(0, y))
-    SetBlockedOutput(0, std::move(y8));
+    SetBlockedOutput(0, std::move(yb));
   else
-    y8->ToPlain(y.dptr_);
+    yb->ToPlain(y.dptr_);
 }
 
 void WinogradBackwardData(const Conv2dGeom& g, const dnnl::memory::desc& src, const dnnl::memory::desc& dst,
                           const TBlob& dy, const TBlob& w, const TBlob& dx) {
   const Conv2dGeom dg = DataGradGeom(g);
-  InputOperand gy(0, dy, dst, Blocked8(dst));
-  OutputOperand gx(0, dx, src, Blocked8(src));
+  const auto tag = LaneTag(0, dy, dst);  // dx takes dy's format
+  InputOperand gy(0, dy, dst, WithTag(dst, tag));
+  OutputOperand gx(0, dx, src, WithTag(src, tag));
   const float* u = PackPerCall(dg, w.dptr<float>(), true);
-  winograd::Forward(dg, static_cast<const float*>(gy.mem().get_data_handle()), u, nullptr, false,
-                    static_cast<float*>(gx.mem().get_data_handle()));
+  winograd::Forward(dg, static_cast<const float*>(gy.mem().get_data_handle()), LayoutOf(dst, tag), u, nullptr, false,
+                    static_cast<float*>(gx.mem().get_data_handle()), LayoutOf(src, tag));
   gx.Finish();
 }
 
 void WinogradBackwardWeights(const Conv2dGeom& g, const dnnl::memory::desc& src, const dnnl::memory::desc& dst,
                              const TBlob& dy, const TBlob& x, const TBlob* dw, const TBlob* db) {
-  InputOperand gy(0, dy, dst, Blocked8(dst));
-  InputOperand in(1, x, src, Blocked8(src));
+  const auto dy_tag = LaneTag(0, dy, dst), x_tag = LaneTag(1, x, src);
+  InputOperand gy(0, dy, dst, WithTag(dst, dy_tag));
+  InputOperand in(1, x, src, WithTag(src, x_tag));
   thread_local std::vector<float> dw_scratch;  // when only db is wanted
   float* dwp = dw ? dw->dptr<float>() : nullptr;
   if (!dwp) {
     dw_scratch.resize(static_cast<size_t>(g.F * g.C * 9));
     dwp = dw_scratch.data();
   }
-  winograd::WeightGrad(g, static_cast<const float*>(in.mem().get_data_handle()),
-                       static_cast<const float*>(gy.mem().get_data_handle()), dwp, db ? db->dptr<float>() : nullptr);
+  winograd::WeightGrad(g, static_cast<const float*>(in.mem().get_data_handle()), LayoutOf(src, x_tag),
+                       static_cast<const float*>(gy.mem().get_data_handle()), LayoutOf(dst, dy_tag), dwp,
+                       db ? db->dptr<float>() : nullptr);
 }
 
 }  // namespace onednn

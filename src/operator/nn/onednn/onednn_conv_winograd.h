@@ -1,7 +1,8 @@
 /*!
  * \file onednn_conv_winograd.h
  * \brief The Winograd kernels (conv_winograd.h) as a path of the oneDNN convolution:
- *        activations in and out as nChw8c BlockedData, the transformed weights of inference
+ *        activations in and out as nChw8c or channel-last BlockedData (whichever the input
+ *        holds, else the one oneDNN's convolutions keep on this CPU), the transformed weights of inference
  *        cached on the weight array.
  */
 #ifndef MXNET_OPERATOR_NN_ONEDNN_ONEDNN_CONV_WINOGRAD_H_
