@@ -589,6 +589,20 @@ class LockstepWorker:
             self.proc.wait()
 
 
+def ask_worker(workers, entries, fw, cmd, what=""):
+    """The records of workers[fw] for cmd (None: its greeting). When the worker fails, the
+    failure goes to entries[fw]'s errors, the worker is closed and leaves workers, and the
+    answer is None."""
+    try:
+        return workers[fw].request(cmd)
+    except WorkerError as err:
+        entries[fw]["errors"].append("%s%s: %s" % (what, cmd["cmd"] if cmd else "start", err))
+        entries[fw]["error"] = "; ".join(entries[fw]["errors"])
+        workers.pop(fw).close()
+        print("%-11s ERROR: %s" % (fw, err), flush=True)
+        return None
+
+
 def run_lockstep(order, interp, spec, args, results, onnx_files):
     """All frameworks' workers stay loaded, and each case's timed windows go round them in
     turn, one window at a time (the order reversed every other window). Only the framework
@@ -600,15 +614,7 @@ def run_lockstep(order, interp, spec, args, results, onnx_files):
     workers = {}
 
     def ask(fw, cmd):
-        """The worker's records; on a failure the framework's error, and it leaves the run."""
-        try:
-            return workers[fw].request(cmd)
-        except WorkerError as err:
-            fws[fw]["errors"].append("%s: %s" % (cmd.get("cmd") if cmd else "start", err))
-            fws[fw]["error"] = "; ".join(fws[fw]["errors"])
-            workers.pop(fw).close()
-            print("%-11s ERROR: %s" % (fw, err), flush=True)
-            return None
+        return ask_worker(workers, fws, fw, cmd)
 
     for fw in order:  # one at a time: each measures its sgemm with the cores to itself
         py, env, _, _ = interp[fw]

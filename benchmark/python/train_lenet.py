@@ -490,14 +490,7 @@ def resnet_in_turns(order, interp, spec, args, results):
     fws, workers = results["frameworks"], {}
 
     def ask(fw, cmd):
-        try:
-            return workers[fw].request(cmd)
-        except bs.WorkerError as err:
-            fws[fw]["errors"].append("resnet50 %s: %s" % (cmd and cmd["cmd"] or "start", err))
-            fws[fw]["error"] = "; ".join(fws[fw]["errors"])
-            workers.pop(fw).close()
-            print("%-9s ERROR: %s" % (fw, err), flush=True)
-            return None
+        return bs.ask_worker(workers, fws, fw, cmd, "resnet50 ")
 
     for fw in order:
         py, env, _, _ = interp[fw]
