@@ -39,12 +39,24 @@ class Layer:
         return self.ref(x.astype(np.float64), w.astype(np.float64), b.astype(np.float64))
 
 
+class ReluInputLayer(Layer):
+    """A layer fed by a ReLU, as a classifier's dense layers are: about half its inputs are zero."""
+
+    def x(self, n=None):
+        return np.maximum(super().x(n), 0)
+
+
 CONV = dict(kernel=(3, 3), pad=(1, 1), num_filter=32)
 DECONV = dict(kernel=(3, 3), stride=(2, 2), pad=(1, 1), num_filter=8, no_bias=False)
 LAYERS = [
     # batch 6 takes the blocked weight format (batches 1..2 read (H, K) in place)
     Layer("fc", (6, 40), (64, 40), 64, lambda x, w, b: mx.nd.FullyConnected(x, w, b, num_hidden=64),
           lambda x, w, b: fc_ref(x, w, b, num_hidden=64)),
+    # one row with zeros: read through them, from the weight's cached transpose (fc_gemv.h);
+    # 2048 x 1000 is large enough to split over threads
+    ReluInputLayer("fc_sparse_input", (1, 2048), (1000, 2048), 1000,
+                   lambda x, w, b: mx.nd.FullyConnected(x, w, b, num_hidden=1000),
+                   lambda x, w, b: fc_ref(x, w, b, num_hidden=1000)),
     Layer("conv", (2, 16, 7, 7), (32, 16, 3, 3), 32, lambda x, w, b: mx.nd.Convolution(x, w, b, **CONV),
           lambda x, w, b: conv_ref(x, w, b, **CONV)),
     # 432 output pixels at batch 3: Winograd, whose transformed weights are the cached copy
@@ -175,6 +187,26 @@ def test_training_forward_and_gradient_after_inference(layer):
     num = (layer.want(x, w + eps * d, b).sum() - layer.want(x, w - eps * d, b).sum()) / (2 * eps)
     np.testing.assert_allclose((wn.grad.asnumpy() * d).sum(), num, rtol=1e-3, atol=1e-3)
     close(layer.run(xn, wn, bn), layer.want(x, w, b))  # and inference again
+
+
+def test_sparse_input_fc_with_a_non_finite_weight_gives_numpys_nan_and_inf():
+    x = np.maximum(R.randn(1, 64), 0).astype(np.float32)
+    x[0, 3] = 0
+    w = R.randn(16, 64).astype(np.float32)
+    w[2, 3] = np.inf  # meets a zero input: 0 * inf is NaN, so that row's output is NaN
+    w[5, int(np.argmax(x))] = -np.inf  # meets a positive input: that row's output is -inf
+    xn, wn = mx.nd.array(x), mx.nd.array(w)
+    with np.errstate(invalid="ignore"):
+        want = x.astype(np.float64) @ w.astype(np.float64).T
+    for _ in range(2):
+        got = mx.nd.FullyConnected(xn, wn, no_bias=True, num_hidden=16).asnumpy()
+        np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+        np.testing.assert_array_equal(np.isinf(got), np.isinf(want))
+        finite = np.isfinite(want)
+        np.testing.assert_allclose(got[finite], want[finite], rtol=1e-4, atol=1e-4)
+    wn[:] = np.where(np.isfinite(w), w, 1.0)  # finite again: the same answers as numpy
+    got = mx.nd.FullyConnected(xn, wn, no_bias=True, num_hidden=16)
+    close(got, x.astype(np.float64) @ wn.asnumpy().astype(np.float64).T)
 
 
 def _blocks():

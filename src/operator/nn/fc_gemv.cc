@@ -4,6 +4,8 @@
  */
 #include "operator/nn/fc_gemv.h"
 
+#include <omp.h>
+
 #include "operator/common/parallel.h"
 
 namespace mxnet {
@@ -57,6 +59,41 @@ void FCGemv(const float* x, const float* w, const float* bias, float* y, int64_t
         for (int64_t r = 0; r < rows; ++r) dots[r] = OneRow(xm, w + (h0 + r) * K, K);
       }
       for (int64_t r = 0; r < rows; ++r) Store(y + m * H + h0 + r, dots[r] + (bias ? bias[h0 + r] : 0.f), add);
+    }
+  }
+}
+
+int64_t NonzeroIndices(const float* x, int64_t K, std::vector<int64_t>* nz) {
+  nz->clear();
+  for (int64_t k = 0; k < K; ++k)
+    if (x[k] != 0.f) nz->push_back(k);
+  return static_cast<int64_t>(nz->size());
+}
+
+void FCGemvSparseInput(const float* x, const float* wt, const std::vector<int64_t>& nz, const float* bias, float* y,
+                       int64_t H, bool add) {
+  const int64_t n = static_cast<int64_t>(nz.size());
+  // Each thread owns a contiguous range of outputs, kept in cache while the weight rows of
+  // the nonzero inputs stream past it four at a time (one pass over its outputs per four).
+#pragma omp parallel if (UseParallel(n * H))
+  {
+    const int64_t threads = omp_get_num_threads(), t = omp_get_thread_num();
+    const int64_t h0 = H * t / threads, len = H * (t + 1) / threads - h0;
+    float* acc = y + h0;
+    for (int64_t h = 0; h < len; ++h) acc[h] = (add ? acc[h] : 0.f) + (bias ? bias[h0 + h] : 0.f);
+    int64_t i = 0;
+    for (; i + kRowsPerBlock <= n; i += kRowsPerBlock) {
+      const float *w0 = wt + nz[i] * H + h0, *w1 = wt + nz[i + 1] * H + h0, *w2 = wt + nz[i + 2] * H + h0,
+                  *w3 = wt + nz[i + 3] * H + h0;
+      const float x0 = x[nz[i]], x1 = x[nz[i + 1]], x2 = x[nz[i + 2]], x3 = x[nz[i + 3]];
+#pragma omp simd
+      for (int64_t h = 0; h < len; ++h) acc[h] += x0 * w0[h] + x1 * w1[h] + x2 * w2[h] + x3 * w3[h];
+    }
+    for (; i < n; ++i) {
+      const float* w0 = wt + nz[i] * H + h0;
+      const float x0 = x[nz[i]];
+#pragma omp simd
+      for (int64_t h = 0; h < len; ++h) acc[h] += x0 * w0[h];
     }
   }
 }

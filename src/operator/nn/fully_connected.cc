@@ -79,8 +79,14 @@ void FCCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<T
   FCDims(attrs, in[0].shape_, &M, &K);
   const int64_t H = p.num_hidden;
   const TBlob* bias = p.no_bias ? nullptr : &in[2];
-  // Batches of 1-2 rows are a matrix-vector product bound by reading the weight (fc_gemv.h).
+  // Batches of 1-2 rows are a matrix-vector product bound by reading the weight (fc_gemv.h);
+  // in inference one row with enough zeros (after ReLU) reads only the rows it needs.
   if (in[0].type_flag_ == kFloat32 && M <= kFCGemvMaxRows) {
+#if MXNET_USE_ONEDNN
+    if (M == 1 && !ctx.is_train && onednn::Enabled() &&
+        onednn::FCSparseInputForward(in[0], in[1], bias, out[0], K, H, req[0] == kAddTo))
+      return;
+#endif
     FCGemv(in[0].dptr<float>(), in[1].dptr<float>(), bias ? bias->dptr<float>() : nullptr, out[0].dptr<float>(), M, K,
            H, req[0] == kAddTo);
     return;

@@ -125,9 +125,10 @@ void SetBlockedOutput(size_t i, std::shared_ptr<const BlockedData> data) {
 
 uint64_t BlockedOutputsMade() { return blocked_outputs.load(); }
 
-std::shared_ptr<const OpaqueLayout> CachedDerivedInput(
-    size_t i, const TBlob& w, const std::function<bool(const OpaqueLayout&)>& fits,
-    const std::function<std::shared_ptr<const OpaqueLayout>()>& make) {
+std::shared_ptr<const OpaqueLayout> CachedDerivedInput(size_t i, const TBlob& w,
+                                                       const std::function<bool(const OpaqueLayout&)>& fits,
+                                                       const std::function<std::shared_ptr<const OpaqueLayout>()>& make,
+                                                       bool replace) {
   const NDArray* a = InputArray(i);
   if (!SameMemory(a, w) || a->ctx().dev_type != Context::kCPU) return nullptr;
   // A copy is only valid while nobody writes the array: never cache one of an array this op writes.
@@ -136,6 +137,7 @@ std::shared_ptr<const OpaqueLayout> CachedDerivedInput(
       if (o.SameChunk(*a)) return nullptr;
   std::shared_ptr<const OpaqueLayout> have = a->cached_layout();
   if (have && fits(*have)) return have;
+  if (have && !replace) return nullptr;
   std::shared_ptr<const OpaqueLayout> made = make();
   if (!a->set_cached_layout(made)) return nullptr;  // plain memory stale (the caller converts first)
   cached_inputs.fetch_add(1, std::memory_order_relaxed);

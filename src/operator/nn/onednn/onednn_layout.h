@@ -78,10 +78,12 @@ std::shared_ptr<const BlockedData> CachedInput(size_t i, const TBlob& w, const d
 /*!
  * \brief As CachedInput for any copy derived from input i's plain blob w: the array's cached
  *        copy when `fits` accepts it, else the one `make` returns, cached for the next call.
+ *        Without `replace`, an array that keeps another copy keeps it, and the answer is null.
  */
-std::shared_ptr<const OpaqueLayout> CachedDerivedInput(
-    size_t i, const TBlob& w, const std::function<bool(const OpaqueLayout&)>& fits,
-    const std::function<std::shared_ptr<const OpaqueLayout>()>& make);
+std::shared_ptr<const OpaqueLayout> CachedDerivedInput(size_t i, const TBlob& w,
+                                                       const std::function<bool(const OpaqueLayout&)>& fits,
+                                                       const std::function<std::shared_ptr<const OpaqueLayout>()>& make,
+                                                       bool replace = true);
 /*! \brief Cached input copies made so far in this process (tests see reuse happen). */
 uint64_t CachedInputsMade();
 

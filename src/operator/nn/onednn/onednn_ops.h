@@ -23,6 +23,14 @@ void FCForward(const TBlob& x, const TBlob& w, const TBlob* bias, const TBlob& y
                bool training, const PostOps& post);
 void FCBackward(const TBlob& dy, const TBlob& x, const TBlob& w, const TBlob* dx, const TBlob* dw, const TBlob* db,
                 int64_t M, int64_t K, int64_t H);
+/*!
+ * \brief Inference FullyConnected of one float32 row x through its zeros (FCGemvSparseInput),
+ *        reading the transpose of w kept on the weight array. False, having done nothing, when
+ *        x has too few zeros, the array cannot keep the transpose or keeps another copy, or w
+ *        holds a value that is not finite (0 * inf is NaN: skipping it would differ).
+ */
+bool FCSparseInputForward(const TBlob& x, const TBlob& w, const TBlob* bias, const TBlob& y, int64_t K, int64_t H,
+                          bool add);
 
 // ---- pooling on channel-first (N, C, spatial...) data ----
 struct PoolDesc {
