@@ -734,6 +734,20 @@ def fmt(v, digits=1):
     return "-" if v is None else ("%.*f" % (digits, v))
 
 
+def add_runner_arguments(p, timeout, max_load, rounds, settle):
+    """The options of both benchmark scripts for starting, pacing and repeating the framework
+    workers (with their own help texts), and the hidden ones a worker process is started with."""
+    p.add_argument("--timeout", type=int, default=3600, help=timeout)
+    p.add_argument("--python", default=None, help="interpreter for ours (default: this one)")
+    p.add_argument("--max-load", type=float, default=0, help=max_load)
+    p.add_argument("--rounds", type=int, default=1, help=rounds)
+    p.add_argument("--settle", type=float, default=0.3, help=settle)
+    p.add_argument("--out-dir", default=os.path.join(ROOT, "benchmark", "results"))
+    p.add_argument("--worker", help=argparse.SUPPRESS)
+    p.add_argument("--lockstep", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--spec", help=argparse.SUPPRESS)
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--quick", action="store_true",
@@ -749,25 +763,16 @@ def main(argv=None):
     p.add_argument("--window", type=float, default=None, help="seconds per timed window")
     p.add_argument("--windows", type=int, default=None, help="timed windows per case")
     p.add_argument("--gemm-n", type=int, default=2048, help="size of the peak sgemm")
-    p.add_argument("--timeout", type=int, default=3600,
-                   help="seconds per framework process (--isolated) or per request")
-    p.add_argument("--python", default=None, help="interpreter for ours (default: this one)")
-    p.add_argument("--max-load", type=float, default=0,
-                   help="before each case (--isolated: each framework), wait until the load "
-                        "average is below this")
-    p.add_argument("--rounds", type=int, default=1,
-                   help="repeat every (model, framework) run this many times; figures are the "
-                        "medians over rounds")
     p.add_argument("--isolated", action="store_true",
                    help="a process per framework and model that times each case whole, in "
                         "turn, instead of the frameworks taking turns window by window")
-    p.add_argument("--settle", type=float, default=0.3,
-                   help="lockstep: seconds of pause before each window, so the previous "
-                        "framework's spinning threads have gone to sleep")
-    p.add_argument("--out-dir", default=os.path.join(ROOT, "benchmark", "results"))
-    p.add_argument("--worker", help=argparse.SUPPRESS)
-    p.add_argument("--lockstep", action="store_true", help=argparse.SUPPRESS)
-    p.add_argument("--spec", help=argparse.SUPPRESS)
+    add_runner_arguments(p, timeout="seconds per framework process (--isolated) or per request",
+                         max_load="before each case (--isolated: each framework), wait until the "
+                                  "load average is below this",
+                         rounds="repeat every (model, framework) run this many times; figures are "
+                                "the medians over rounds",
+                         settle="lockstep: seconds of pause before each window, so the previous "
+                                "framework's spinning threads have gone to sleep")
     args = p.parse_args(argv)
 
     if args.worker:

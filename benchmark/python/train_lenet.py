@@ -399,23 +399,16 @@ def main(argv=None):
     p.add_argument("--frameworks", default="ours,mxnet191,torch")
     p.add_argument("--batch-size", type=int, default=64)
     p.add_argument("--data-dir", default=None)
-    p.add_argument("--timeout", type=int, default=3600)
-    p.add_argument("--python", default=None, help="interpreter for ours (default: this one)")
-    p.add_argument("--max-load", type=float, default=0,
-                   help="before each framework, wait until the load average is below this")
-    p.add_argument("--rounds", type=int, default=1,
-                   help="measured runs per framework, taken in turn (reversed every other "
-                        "round); figures are the medians over rounds")
     p.add_argument("--resnet-isolated", action="store_true",
                    help="time ResNet-50 inside each framework's measured run, instead of the "
                         "frameworks taking turns step by step")
-    p.add_argument("--settle", type=float, default=0.3,
-                   help="ResNet-50 in turns: seconds of pause before each step, so the previous "
-                        "framework's spinning threads have gone to sleep")
-    p.add_argument("--out-dir", default=os.path.join(bs.ROOT, "benchmark", "results"))
-    p.add_argument("--worker", help=argparse.SUPPRESS)
-    p.add_argument("--lockstep", action="store_true", help=argparse.SUPPRESS)
-    p.add_argument("--spec", help=argparse.SUPPRESS)
+    bs.add_runner_arguments(p, timeout="seconds per framework process or per request",
+                            max_load="before each framework, wait until the load average is "
+                                     "below this",
+                            rounds="measured runs per framework, taken in turn (reversed every "
+                                   "other round); figures are the medians over rounds",
+                            settle="ResNet-50 in turns: seconds of pause before each step, so the "
+                                   "previous framework's spinning threads have gone to sleep")
     args = p.parse_args(argv)
     if args.worker:
         spec = dict(json.loads(args.spec), lockstep=args.lockstep)
