@@ -30,7 +30,7 @@ class TransposedWeight : public OpaqueLayout {
       for (int64_t k0 = 0; k0 < K; k0 += kTile)
         for (int64_t h = h0; h < std::min(H, h0 + kTile); ++h)
           for (int64_t k = k0; k < std::min(K, k0 + kTile); ++k) wt_[k * H + h] = w[h * K + k];
-    for (float v : wt_) finite_ = finite_ && std::isfinite(v);
+    finite_ = std::all_of(w, w + H * K, [](float v) { return std::isfinite(v); });
   }
   void ToPlain(void* dst) const override {
     float* w = static_cast<float*>(dst);
@@ -44,7 +44,7 @@ class TransposedWeight : public OpaqueLayout {
  private:
   int64_t H_, K_;
   std::vector<float> wt_;
-  bool finite_{true};
+  bool finite_;
 };
 
 }  // namespace
