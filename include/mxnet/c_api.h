@@ -142,6 +142,8 @@ MXNET_DLL int MXSetProfilerScope(const char* scope);
 typedef void* NDArrayHandle;
 typedef const void* AtomicSymbolCreator;
 typedef void* OpHandle;
+typedef void* SymbolHandle;
+typedef void* ExecutorHandle;
 MXNET_DLL int MXNDArrayCreateNone(NDArrayHandle* out);
 MXNET_DLL int MXNDArrayCreate(const mx_uint* shape, mx_uint ndim, int dev_type, int dev_id, int delay_alloc,
                               NDArrayHandle* out);
@@ -231,6 +233,143 @@ MXNET_DLL int MXAutogradBackwardEx(mx_uint num_output, NDArrayHandle* output_han
                                    int** grad_stypes);
 MXNET_DLL int MXCustomFunctionRecord(int num_inputs, NDArrayHandle* inputs, int num_outputs, NDArrayHandle* outputs,
                                      struct MXCallbackList* callbacks);
+
+/* ---- symbols (src/c_api/c_api_symbol.cc): MXNet 1.x signatures ---- */
+MXNET_DLL int MXSymbolCreateVariable(const char* name, SymbolHandle* out);
+MXNET_DLL int MXSymbolCreateAtomicSymbol(AtomicSymbolCreator creator, mx_uint num_param, const char** keys,
+                                         const char** vals, SymbolHandle* out);
+MXNET_DLL int MXSymbolCompose(SymbolHandle sym, const char* name, mx_uint num_args, const char** keys,
+                              SymbolHandle* args);
+MXNET_DLL int NNSymbolCompose(SymbolHandle sym, const char* name, mx_uint num_args, const char** keys,
+                              SymbolHandle* args);
+MXNET_DLL int MXSymbolCreateGroup(mx_uint num_symbols, SymbolHandle* symbols, SymbolHandle* out);
+MXNET_DLL int MXSymbolGetOutput(SymbolHandle symbol, mx_uint index, SymbolHandle* out);
+MXNET_DLL int MXSymbolGetNumOutputs(SymbolHandle symbol, mx_uint* output_count);
+MXNET_DLL int MXSymbolGetInternals(SymbolHandle symbol, SymbolHandle* out);
+MXNET_DLL int MXSymbolGetChildren(SymbolHandle symbol, SymbolHandle* out);
+MXNET_DLL int MXSymbolCopy(SymbolHandle symbol, SymbolHandle* out);
+MXNET_DLL int MXShallowCopySymbol(SymbolHandle src, SymbolHandle* out);
+MXNET_DLL int MXSymbolFree(SymbolHandle symbol);
+MXNET_DLL int NNSymbolFree(SymbolHandle symbol);
+MXNET_DLL int MXSymbolPrint(SymbolHandle symbol, const char** out_str);
+MXNET_DLL int MXSymbolGetName(SymbolHandle symbol, const char** out, int* success);
+MXNET_DLL int MXSymbolGetAttr(SymbolHandle symbol, const char* key, const char** out, int* success);
+MXNET_DLL int MXSymbolSetAttr(SymbolHandle symbol, const char* key, const char* value);
+/*! \brief Recursive: "node$key", value pairs flattened (2 * out_size strings). */
+MXNET_DLL int MXSymbolListAttr(SymbolHandle symbol, mx_uint* out_size, const char*** out);
+/*! \brief The head node's own attrs: key, value pairs flattened. */
+MXNET_DLL int MXSymbolListAttrShallow(SymbolHandle symbol, mx_uint* out_size, const char*** out);
+MXNET_DLL int MXSymbolListArguments(SymbolHandle symbol, mx_uint* out_size, const char*** out_str_array);
+MXNET_DLL int MXSymbolListOutputs(SymbolHandle symbol, mx_uint* out_size, const char*** out_str_array);
+MXNET_DLL int MXSymbolListAuxiliaryStates(SymbolHandle symbol, mx_uint* out_size, const char*** out_str_array);
+MXNET_DLL int NNSymbolListInputNames(SymbolHandle symbol, int option, mx_uint* out_size, const char*** out_str_array);
+MXNET_DLL int MXSymbolCreateFromJSON(const char* json, SymbolHandle* out);
+MXNET_DLL int MXSymbolCreateFromFile(const char* fname, SymbolHandle* out);
+MXNET_DLL int MXSymbolSaveToJSON(SymbolHandle symbol, const char** out_json);
+MXNET_DLL int MXSymbolSaveToFile(SymbolHandle symbol, const char* fname);
+/*! \brief Gradient symbol of the outputs w.r.t. the named arguments. */
+MXNET_DLL int MXSymbolGrad(SymbolHandle sym, mx_uint num_wrt, const char** wrt, SymbolHandle* out);
+/*! Shapes: CSR-style known shapes (keys NULL = positional over list_arguments). The uint32
+ *  form reports unknown dims as 0; Ex / Ex64 report ndim -1 for an unknown shape and -1 for an
+ *  unknown dim. The Partial forms succeed with unknowns left; the others fail naming them. */
+MXNET_DLL int MXSymbolInferShape(SymbolHandle sym, mx_uint num_args, const char** keys, const mx_uint* arg_ind_ptr,
+                                 const mx_uint* arg_shape_data, mx_uint* in_shape_size,
+                                 const mx_uint** in_shape_ndim, const mx_uint*** in_shape_data,
+                                 mx_uint* out_shape_size, const mx_uint** out_shape_ndim,
+                                 const mx_uint*** out_shape_data, mx_uint* aux_shape_size,
+                                 const mx_uint** aux_shape_ndim, const mx_uint*** aux_shape_data, int* complete);
+MXNET_DLL int MXSymbolInferShapePartial(SymbolHandle sym, mx_uint num_args, const char** keys,
+                                        const mx_uint* arg_ind_ptr, const mx_uint* arg_shape_data,
+                                        mx_uint* in_shape_size, const mx_uint** in_shape_ndim,
+                                        const mx_uint*** in_shape_data, mx_uint* out_shape_size,
+                                        const mx_uint** out_shape_ndim, const mx_uint*** out_shape_data,
+                                        mx_uint* aux_shape_size, const mx_uint** aux_shape_ndim,
+                                        const mx_uint*** aux_shape_data, int* complete);
+MXNET_DLL int MXSymbolInferShapeEx(SymbolHandle sym, mx_uint num_args, const char** keys, const mx_uint* arg_ind_ptr,
+                                   const int* arg_shape_data, mx_uint* in_shape_size, const int** in_shape_ndim,
+                                   const int*** in_shape_data, mx_uint* out_shape_size, const int** out_shape_ndim,
+                                   const int*** out_shape_data, mx_uint* aux_shape_size, const int** aux_shape_ndim,
+                                   const int*** aux_shape_data, int* complete);
+MXNET_DLL int MXSymbolInferShapePartialEx(SymbolHandle sym, mx_uint num_args, const char** keys,
+                                          const mx_uint* arg_ind_ptr, const int* arg_shape_data,
+                                          mx_uint* in_shape_size, const int** in_shape_ndim,
+                                          const int*** in_shape_data, mx_uint* out_shape_size,
+                                          const int** out_shape_ndim, const int*** out_shape_data,
+                                          mx_uint* aux_shape_size, const int** aux_shape_ndim,
+                                          const int*** aux_shape_data, int* complete);
+MXNET_DLL int MXSymbolInferShapeEx64(SymbolHandle sym, mx_uint num_args, const char** keys,
+                                     const int64_t* arg_ind_ptr, const int64_t* arg_shape_data,
+                                     size_t* in_shape_size, const int** in_shape_ndim,
+                                     const int64_t*** in_shape_data, size_t* out_shape_size,
+                                     const int** out_shape_ndim, const int64_t*** out_shape_data,
+                                     size_t* aux_shape_size, const int** aux_shape_ndim,
+                                     const int64_t*** aux_shape_data, int* complete);
+MXNET_DLL int MXSymbolInferShapePartialEx64(SymbolHandle sym, mx_uint num_args, const char** keys,
+                                            const int64_t* arg_ind_ptr, const int64_t* arg_shape_data,
+                                            size_t* in_shape_size, const int** in_shape_ndim,
+                                            const int64_t*** in_shape_data, size_t* out_shape_size,
+                                            const int** out_shape_ndim, const int64_t*** out_shape_data,
+                                            size_t* aux_shape_size, const int** aux_shape_ndim,
+                                            const int64_t*** aux_shape_data, int* complete);
+/*! \brief dtypes (-1 unknown); keys NULL = positional over list_arguments. */
+MXNET_DLL int MXSymbolInferType(SymbolHandle sym, mx_uint num_args, const char** keys, const int* arg_type_data,
+                                mx_uint* in_type_size, const int** in_type_data, mx_uint* out_type_size,
+                                const int** out_type_data, mx_uint* aux_type_size, const int** aux_type_data,
+                                int* complete);
+MXNET_DLL int MXSymbolInferTypePartial(SymbolHandle sym, mx_uint num_args, const char** keys,
+                                       const int* arg_type_data, mx_uint* in_type_size, const int** in_type_data,
+                                       mx_uint* out_type_size, const int** out_type_data, mx_uint* aux_type_size,
+                                       const int** aux_type_data, int* complete);
+
+/* ---- executor (src/c_api/c_api_executor.cc): MXNet 1.x signatures ---- */
+typedef void (*ExecutorMonitorCallback)(const char* name, NDArrayHandle arr, void* handle);
+/*! grad_req_type codes: 0 null, 1 write, 3 add. arg_grad_store entries may be NULL (req null). */
+MXNET_DLL int MXExecutorBindEX(SymbolHandle symbol_handle, int dev_type, int dev_id, mx_uint num_map_keys,
+                               const char** map_keys, const int* map_dev_types, const int* map_dev_ids, mx_uint len,
+                               NDArrayHandle* in_args, NDArrayHandle* arg_grad_store, mx_uint* grad_req_type,
+                               mx_uint aux_states_len, NDArrayHandle* aux_states, ExecutorHandle shared_exec,
+                               ExecutorHandle* out);
+/*! Shapes given CSR-style by name (int dims); grad reqs by name ("null", "write", "add"), or a
+ *  single entry with a NULL name for all; dtypes and stypes by name. Arrays returned follow
+ *  list_arguments / list_auxiliary_states; arg_grads entries are NULL where the req is null. */
+MXNET_DLL int MXExecutorSimpleBindEx(
+    SymbolHandle symbol_handle, int dev_type, int dev_id, const mx_uint num_g2c_keys, const char** g2c_keys,
+    const int* g2c_dev_types, const int* g2c_dev_ids, const mx_uint provided_grad_req_list_len,
+    const char** provided_grad_req_names, const char** provided_grad_req_types,
+    const mx_uint num_provided_arg_shapes, const char** provided_arg_shape_names,
+    const int* provided_arg_shape_data, const mx_uint* provided_arg_shape_idx,
+    const mx_uint num_provided_arg_dtypes, const char** provided_arg_dtype_names, const int* provided_arg_dtypes,
+    const mx_uint num_provided_arg_stypes, const char** provided_arg_stype_names, const int* provided_arg_stypes,
+    const mx_uint num_shared_arg_names, const char** shared_arg_name_list, int* shared_buffer_len,
+    const char** shared_buffer_name_list, NDArrayHandle* shared_buffer_handle_list,
+    const char*** updated_shared_buffer_name_list, NDArrayHandle** updated_shared_buffer_handle_list,
+    mx_uint* num_in_args, NDArrayHandle** in_args, NDArrayHandle** arg_grads, mx_uint* num_aux_states,
+    NDArrayHandle** aux_states, ExecutorHandle shared_exec_handle, ExecutorHandle* out);
+MXNET_DLL int MXExecutorForward(ExecutorHandle handle, int is_train);
+MXNET_DLL int MXExecutorBackward(ExecutorHandle handle, mx_uint len, NDArrayHandle* head_grads);
+MXNET_DLL int MXExecutorBackwardEx(ExecutorHandle handle, mx_uint len, NDArrayHandle* head_grads, int is_train);
+/*! \brief The output arrays (fixed buffers, overwritten by the next forward); new handles each call. */
+MXNET_DLL int MXExecutorOutputs(ExecutorHandle handle, mx_uint* out_size, NDArrayHandle** out);
+MXNET_DLL int MXExecutorFree(ExecutorHandle handle);
+/*! \brief The bound graph after the passes, with the planned memory ("Total N MB allocated"). */
+MXNET_DLL int MXExecutorPrint(ExecutorHandle handle, const char** out_str);
+MXNET_DLL int MXExecutorGetOptimizedSymbol(ExecutorHandle handle, SymbolHandle* out);
+MXNET_DLL int MXExecutorSetMonitorCallback(ExecutorHandle handle, ExecutorMonitorCallback callback,
+                                           void* callback_handle);
+MXNET_DLL int MXExecutorSetMonitorCallbackEX(ExecutorHandle handle, ExecutorMonitorCallback callback,
+                                             void* callback_handle, bool monitor_all);
+/*! New executor for new input shapes sharing this one's memory (same conventions as SimpleBindEx). */
+MXNET_DLL int MXExecutorReshapeEx(int partial_shaping, int allow_up_sizing, int dev_type, int dev_id,
+                                  mx_uint num_map_keys, const char** map_keys, const int* map_dev_types,
+                                  const int* map_dev_ids, const mx_uint num_provided_arg_shapes,
+                                  const char** provided_arg_shape_names, const int* provided_arg_shape_data,
+                                  const mx_uint* provided_arg_shape_idx, mx_uint* num_in_args,
+                                  NDArrayHandle** in_args, NDArrayHandle** arg_grads, mx_uint* num_aux_states,
+                                  NDArrayHandle** aux_states, ExecutorHandle shared_exec, ExecutorHandle* out);
+/*! \brief Memory the plan of this executor holds: planned (shared, in-place) and the bytes every
+ *  entry would take on its own; counts of entries written in place and sharing a block. */
+MXNET_DLL int MXExecutorGetMemoryPlan(ExecutorHandle handle, uint64_t* planned_bytes, uint64_t* unshared_bytes,
+                                      mx_uint* num_inplace, mx_uint* num_shared);
 
 /* ---- random (src/c_api/c_api_random.cc) ---- */
 MXNET_DLL int MXRandomSeed(int seed);

@@ -1,0 +1,135 @@
+/*!
+ * \file indexed_graph.cc
+ * \brief IndexedGraph and the shape / dtype inference sweeps over it.
+ */
+#include "graph/indexed_graph.h"
+
+#include <cstdlib>
+#include <sstream>
+
+namespace mxnet {
+namespace graph {
+
+IndexedGraph::IndexedGraph(const std::vector<NodeEntry>& outputs) : outputs_(outputs) {
+  Symbol s;
+  s.outputs = outputs;
+  nodes_ = s.TopoNodes();
+  row_ptr_.assign(1, 0);
+  for (uint32_t i = 0; i < nodes_.size(); ++i) {
+    const Node& n = *nodes_[i];
+    node_id_[&n] = i;
+    row_ptr_.push_back(row_ptr_.back() + (n.is_variable() ? 1 : n.op()->NumOutputs(n.attrs)));
+    if (n.is_variable()) input_nodes_.push_back(i);
+  }
+}
+
+TShape ShapeAttr(const Node& n) {
+  auto it = n.attrs.dict.find("__shape__");
+  if (it == n.attrs.dict.end()) return TShape();
+  TShape s;
+  try {
+    s = TShape::Parse(it->second);
+  } catch (const Error&) {
+    MX_THROW("ValueError") << "variable " << n.attrs.name << ": __shape__ '" << it->second << "' is not a shape";
+  }
+  for (int i = 0; i < s.ndim(); ++i)
+    if (s[i] == 0) s[i] = -1;  // legacy: 0 means unknown
+  return s;
+}
+
+int DtypeAttr(const Node& n) {
+  auto it = n.attrs.dict.find("__dtype__");
+  if (it == n.attrs.dict.end()) return -1;
+  char* end = nullptr;
+  const long v = std::strtol(it->second.c_str(), &end, 10);
+  MX_CHECK_KIND(end && *end == '\0' && v >= -1 && v < 16, "ValueError")
+      << "variable " << n.attrs.name << ": __dtype__ '" << it->second << "' is not a type flag";
+  return static_cast<int>(v);
+}
+
+namespace {
+
+/*! \brief Re-raises an op's inference error with the node's name in front. */
+[[noreturn]] void RethrowForNode(const Node& n, const Error& e) {
+  std::string msg = e.what();
+  MX_THROW(e.kind()) << "Error in operator " << n.attrs.name << " (" << n.op()->name << "): " << msg;
+  std::abort();
+}
+
+template <typename T, typename Known, typename Infer, typename Show>
+size_t Sweep(const IndexedGraph& g, std::vector<T>* values, Known known, Infer infer, Show show, const char* what) {
+  const auto& nodes = g.nodes();
+  for (int iter = 0; iter < 8; ++iter) {
+    bool changed = false;
+    for (uint32_t nid = 0; nid < nodes.size(); ++nid) {
+      const Node& n = *nodes[nid];
+      if (n.is_variable()) continue;
+      const uint32_t nin = static_cast<uint32_t>(n.inputs.size()), nout = g.num_outputs(nid);
+      std::vector<T> in(nin), out(nout);
+      for (uint32_t i = 0; i < nin; ++i) in[i] = (*values)[g.entry_id(n.inputs[i])];
+      bool all_out = true;
+      for (uint32_t o = 0; o < nout; ++o) {
+        out[o] = (*values)[g.entry_id(nid, o)];
+        all_out = all_out && known(out[o]);
+      }
+      bool all_in = true;
+      for (const auto& v : in) all_in = all_in && known(v);
+      if (all_in && all_out) continue;
+      // Kernels' inference functions read their first input; call them once it is known.
+      if (nin > 0 && !known(in[0])) continue;
+      const std::vector<T> in0 = in, out0 = out;
+      try {
+        infer(n, &in, &out);
+      } catch (const Error& e) {
+        RethrowForNode(n, e);
+      }
+      auto merge = [&](const T& before, const T& after, uint32_t eid, const char* side, uint32_t idx) {
+        if (!known(after) || after == before) return;
+        if (known(before)) {
+          std::ostringstream b, a;
+          b << show(before);
+          a << show(after);
+          MX_THROW("ValueError") << "Error in operator " << n.attrs.name << " (" << n.op()->name << "): " << what
+                                 << " of " << side << " " << idx << " is " << b.str() << " but the operator infers "
+                                 << a.str();
+        }
+        (*values)[eid] = after;
+        changed = true;
+      };
+      for (uint32_t i = 0; i < nin; ++i) merge(in0[i], in[i], g.entry_id(n.inputs[i]), "input", i);
+      for (uint32_t o = 0; o < nout; ++o) merge(out0[o], out[o], g.entry_id(nid, o), "output", o);
+    }
+    if (!changed) break;
+  }
+  size_t unknown = 0;
+  for (const auto& v : *values) unknown += known(v) ? 0 : 1;
+  return unknown;
+}
+
+}  // namespace
+
+size_t InferShapes(const IndexedGraph& g, std::vector<TShape>* shapes) {
+  return Sweep(
+      g, shapes, [](const TShape& s) { return s.IsKnown(); },
+      [](const Node& n, std::vector<TShape>* in, std::vector<TShape>* out) {
+        MX_CHECK_KIND(static_cast<bool>(n.op()->infer_shape), "ValueError") << n.op()->name << " has no shape inference";
+        n.op()->infer_shape(n.attrs, in, out);
+      },
+      [](const TShape& s) { return s; }, "shape");
+}
+
+size_t InferTypes(const IndexedGraph& g, std::vector<int>* types) {
+  return Sweep(
+      g, types, [](int t) { return t >= 0; },
+      [](const Node& n, std::vector<int>* in, std::vector<int>* out) {
+        if (n.op()->infer_type) {
+          n.op()->infer_type(n.attrs, in, out);
+        } else {
+          ElemwiseType(n.attrs, in, out);
+        }
+      },
+      [](int t) { return t; }, "dtype");
+}
+
+}  // namespace graph
+}  // namespace mxnet
