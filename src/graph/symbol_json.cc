@@ -30,6 +30,14 @@ void WriteAttrs(std::ostringstream& os, const std::map<std::string, std::string>
   os << "\n" << indent << "}";
 }
 
+/*! \brief dmlc writes integer arrays of more than 10 items one per line. */
+void WriteIntArray(std::ostringstream& os, const std::vector<size_t>& v) {
+  const bool multi = v.size() > 10;
+  os << "[";
+  for (size_t k = 0; k < v.size(); ++k) os << (k ? ", " : "") << (multi ? "\n    " : "") << v[k];
+  os << (multi ? "\n  ]" : "]");
+}
+
 // ---- loading ----------------------------------------------------------------------------
 
 [[noreturn]] void Bad(const std::string& where, const std::string& what) {
@@ -58,23 +66,24 @@ void ReadStringMap(const JsonValue& obj, const std::string& where, std::unordere
       Bad(where, "attribute \"" + m.first + "\" must be a string, got " + m.second.KindName());
     std::string key = m.first;
     // 0.8-era files keep graph annotations without underscores.
-    if (legacy_attr && (key == "ctx_group" || key == "lr_mult" || key == "wd_mult" || key == "force_mirroring" ||
-                        key == "mirror_stage"))
-      key = "__" + key + "__";
+    // 0.8-era files keep annotations apart from params and without underscores; later
+    // versions mark them __key__ so the op's parser skips them.
+    if (legacy_attr && key.compare(0, 2, "__") != 0) key = "__" + key + "__";
     (*out)[key] = m.second.str;
   }
 }
 
 uint32_t NumOutputsOf(const Node& n) { return n.is_variable() ? 1 : n.op()->NumOutputs(n.attrs); }
 
-NodeEntry ReadEntry(const JsonValue& v, const std::vector<NodePtr>& nodes, size_t limit, const std::string& where) {
+NodeEntry ReadEntry(const JsonValue& v, const std::vector<NodePtr>& nodes, size_t limit, size_t total,
+                    const std::string& where) {
   if (v.kind != JsonValue::kArray || v.items.size() < 2 || v.items.size() > 3)
     Bad(where, "an entry must be [node, output] or [node, output, version]");
   const int64_t id = IntOf(v.items[0], where), index = IntOf(v.items[1], where);
   const int64_t version = v.items.size() == 3 ? IntOf(v.items[2], where) : 0;
   if (id < 0 || static_cast<size_t>(id) >= limit)
     Bad(where, "entry refers to node " + std::to_string(id) +
-                   (static_cast<size_t>(id) < nodes.size() + 1 && id >= 0
+                   (id >= 0 && static_cast<size_t>(id) < total
                         ? ", which does not come before it (a cycle or forward reference)"
                         : ", which does not exist"));
   const NodePtr& n = nodes[id];
@@ -121,11 +130,11 @@ std::string SaveJson(const Symbol& s) {
     }
     os << "\n    }";
   }
-  os << "\n  ], \n  \"arg_nodes\": [";
-  for (size_t k = 0; k < arg_nodes.size(); ++k) os << (k ? ", " : "") << arg_nodes[k];
-  os << "], \n  \"node_row_ptr\": [";
-  for (size_t k = 0; k < row_ptr.size(); ++k) os << (k ? ", " : "") << "\n    " << row_ptr[k];
-  os << "\n  ], \n  \"heads\": [";
+  os << "\n  ], \n  \"arg_nodes\": ";
+  WriteIntArray(os, arg_nodes);
+  os << ", \n  \"node_row_ptr\": ";
+  WriteIntArray(os, row_ptr);
+  os << ", \n  \"heads\": [";
   for (size_t k = 0; k < s.outputs.size(); ++k) os << (k ? ", " : "") << entry(s.outputs[k]);
   os << "], \n  \"attrs\": {\"mxnet_version\": [\"int\", " << kJsonVersion << "]}\n}";
   return os.str();
@@ -158,7 +167,7 @@ Symbol LoadJson(const std::string& text) {
     if (const JsonValue* a = jn.Find("attr")) ReadStringMap(*a, where, &n->attrs.dict, true);
     if (const JsonValue* a = jn.Find("param")) ReadStringMap(*a, where, &n->attrs.dict, false);
     const JsonValue& jin = Need(jn, "inputs", JsonValue::kArray, where);
-    for (const auto& e : jin.items) n->inputs.push_back(ReadEntry(e, nodes, i, where));
+    for (const auto& e : jin.items) n->inputs.push_back(ReadEntry(e, nodes, i, jnodes.items.size(), where));
     if (const JsonValue* cd = jn.Find("control_deps")) {
       if (cd->kind != JsonValue::kArray) Bad(where, "control_deps must be an array");
       for (const auto& d : cd->items) {
@@ -209,7 +218,7 @@ Symbol LoadJson(const std::string& text) {
   const JsonValue& heads = Need(root, "heads", JsonValue::kArray, "document");
   if (heads.items.empty()) Bad("heads", "a symbol needs at least one output");
   Symbol s;
-  for (const auto& h : heads.items) s.outputs.push_back(ReadEntry(h, nodes, nodes.size(), "heads"));
+  for (const auto& h : heads.items) s.outputs.push_back(ReadEntry(h, nodes, nodes.size(), nodes.size(), "heads"));
   return s;
 }
 
