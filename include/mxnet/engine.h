@@ -122,11 +122,18 @@ class Engine {
   virtual int bulk_size() const = 0;
 
   /*! \brief Profiler hook, installed from above; no cost when null. */
+  /*! \brief symbolic: the op was pushed from a graph (SymbolicPushScope), else imperatively. */
   struct OprHooks {
-    void (*on_start)(const char* name, Context ctx, int worker_thread_id);
-    void (*on_end)(const char* name, Context ctx, int worker_thread_id);
+    void (*on_start)(const char* name, Context ctx, int worker_thread_id, bool symbolic);
+    void (*on_end)(const char* name, Context ctx, int worker_thread_id, bool symbolic);
   };
   static void SetOprHooks(const OprHooks* hooks);
+  /*!
+   * \brief Marks ops pushed by this thread as coming from a graph (the profiler's symbolic
+   *        mode bit) until the previous value is restored; returns the previous value.
+   */
+  static bool SetSymbolicPush(bool symbolic);
+  static bool SymbolicPush();
 
  protected:
   /*!

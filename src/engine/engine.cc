@@ -99,6 +99,15 @@ void Engine::WaitToWrite(engine::VarHandle var) {
 
 void Engine::SetOprHooks(const OprHooks* hooks) { g_opr_hooks.store(hooks, std::memory_order_release); }
 
+namespace {
+thread_local bool tls_symbolic_push = false;
+}  // namespace
+bool Engine::SetSymbolicPush(bool symbolic) {
+  std::swap(tls_symbolic_push, symbolic);
+  return symbolic;
+}
+bool Engine::SymbolicPush() { return tls_symbolic_push; }
+
 namespace engine {
 
 const Engine::OprHooks* CurrentOprHooks() { return g_opr_hooks.load(std::memory_order_acquire); }

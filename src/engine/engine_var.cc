@@ -124,6 +124,7 @@ Opr* NewOpr(Engine::AsyncFn fn, const std::vector<Var*>& const_vars, const std::
   DeduplicateVars(&opr->const_vars, &opr->mutable_vars);
   opr->prop = prop;
   if (opr_name) opr->name = opr_name;
+  opr->symbolic = Engine::SymbolicPush();
   return opr;
 }
 

@@ -85,6 +85,8 @@ struct Opr {
   bool temporary{false};
   /*! \brief A WaitForVar marker: never skipped, run on whichever thread releases it. */
   bool is_wait{false};
+  /*! \brief Pushed from a graph (Engine::SetSymbolicPush), for the profiler. */
+  bool symbolic{false};
 };
 
 /*!

@@ -88,7 +88,8 @@ class NaiveEngine final : public Engine {
     RunContext rctx{ctx};
     if (ctx.dev_type == Context::kGPU) rctx.stream = rctx.aux_stream = GpuStream(ctx.dev_id);
     const Engine::OprHooks* hooks = CurrentOprHooks();
-    if (hooks && hooks->on_start) hooks->on_start(name, ctx, CurrentThreadId());
+    const bool symbolic = Engine::SymbolicPush();  // ops run on the pushing thread
+    if (hooks && hooks->on_start) hooks->on_start(name, ctx, CurrentThreadId(), symbolic);
     Completion c;
     try {
       fn(rctx, CallbackOnComplete(&NaiveEngine::OnComplete, this, &c));
@@ -108,7 +109,7 @@ class NaiveEngine final : public Engine {
       }
     }
     for (Var* v : mutable_vars) v->version.fetch_add(1, std::memory_order_release);
-    if (hooks && hooks->on_end) hooks->on_end(name, ctx, CurrentThreadId());
+    if (hooks && hooks->on_end) hooks->on_end(name, ctx, CurrentThreadId(), symbolic);
     if (c.error) std::rethrow_exception(WrapOprError(name, c.error));
   }
 

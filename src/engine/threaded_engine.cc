@@ -226,7 +226,7 @@ void ThreadedEngine::ExecuteOprBlock(RunContext rctx, OprBlock* block) {
   }
   if (const Engine::OprHooks* hooks = CurrentOprHooks()) {
     block->hooks = hooks;
-    if (hooks->on_start) hooks->on_start(opr->name.c_str(), block->ctx, CurrentThreadId());
+    if (hooks->on_start) hooks->on_start(opr->name.c_str(), block->ctx, CurrentThreadId(), opr->symbolic);
   }
   try {
     opr->fn(rctx, CallbackOnComplete(&ThreadedEngine::OnCompleteStatic, this, block));
@@ -246,7 +246,7 @@ void ThreadedEngine::OnComplete(OprBlock* block, std::exception_ptr error) {
   // write completes below: nothing of it is read after that.
   const bool temporary = opr->temporary;
   if (error) block->exception = std::make_shared<std::exception_ptr>(WrapOprError(opr->name, std::move(error)));
-  if (block->hooks && block->hooks->on_end) block->hooks->on_end(opr->name.c_str(), block->ctx, CurrentThreadId());
+  if (block->hooks && block->hooks->on_end) block->hooks->on_end(opr->name.c_str(), block->ctx, CurrentThreadId(), opr->symbolic);
 
   for (Var* v : opr->const_vars) {
     if (OprBlock* next = v->CompleteRead()) {
@@ -396,6 +396,13 @@ void ThreadedEngine::FlushBulk(BulkState* state) {
   bulk.engine = nullptr;
   // Vars read by one op and written by another of the bulk are listed as written only.
   DeduplicateVars(&const_vars, &mutable_vars);
+  // A graph's segment shows in the profiler as the ops it holds, as MXNet shows it.
+  std::string name = "ImperativeBulk";
+  if (Engine::SymbolicPush()) {
+    name = "[";
+    for (size_t i = 0; i < fns->size(); ++i) name += (i ? "," : "") + (*fns)[i].second;
+    name += "]";
+  }
   PushAsync(
       [fns, this](RunContext rctx, CallbackOnComplete on_complete) {
         rctx.is_bulk = true;
@@ -415,7 +422,7 @@ void ThreadedEngine::FlushBulk(BulkState* state) {
         }
         on_complete();
       },
-      ctx, const_vars, mutable_vars, prop, 0, "ImperativeBulk");
+      ctx, const_vars, mutable_vars, prop, 0, name.c_str());
 }
 
 BulkState::~BulkState() {

@@ -241,6 +241,10 @@ void GraphExecutor::RunNodes(uint32_t begin, uint32_t end, bool is_train, int bu
   ModeScope mode(is_train);
   const IndexedGraph& g = *graph_;
   Engine* engine = Engine::Get();
+  struct SymbolicScope {  // the profiler files these ops under its symbolic mode bit
+    bool prev{Engine::SetSymbolicPush(true)};
+    ~SymbolicScope() { Engine::SetSymbolicPush(prev); }
+  } symbolic;
   const int prev = engine->set_bulk_size(monitor_ ? 0 : std::max(bulk, 0));
   try {
     for (uint32_t nid = begin; nid < end; ++nid) {
@@ -283,6 +287,9 @@ void GraphExecutor::Backward(const std::vector<NDArray>& head_grads, bool is_tra
   MX_CHECK_KIND(head_grads.empty() || head_grads.size() == head_grad_vars_.size(), "ValueError")
       << "backward: " << head_grads.size() << " head gradients for " << head_grad_vars_.size() << " outputs";
   for (size_t i = 0; i < head_grad_vars_.size(); ++i) {
+    // Gradients that ignore an output's head gradient (zero-gradient ops such as sign or
+    // argmax, BatchNorm's mean/var outputs) leave its variable out of the graph.
+    if (!g.has_node(head_grad_vars_[i].get())) continue;
     NDArray& dst = entries_[g.entry_id(NodeEntry{head_grad_vars_[i], 0, 0})];
     if (!head_grads.empty() && !head_grads[i].is_none()) {
       MX_CHECK_KIND(head_grads[i].shape() == dst.shape(), "ValueError")

@@ -56,8 +56,16 @@ namespace {
   std::abort();
 }
 
-template <typename T, typename Known, typename Infer, typename Show>
-size_t Sweep(const IndexedGraph& g, std::vector<T>* values, Known known, Infer infer, Show show, const char* what) {
+/*! \brief Whether f is the generic elementwise rule, which fills any entry from any other. */
+template <typename Fn, typename Ptr>
+bool IsGeneric(const Fn& f, Ptr generic) {
+  const Ptr* p = f.template target<Ptr>();
+  return p != nullptr && *p == generic;
+}
+
+template <typename T, typename Known, typename Infer, typename AnyInput, typename Show>
+size_t Sweep(const IndexedGraph& g, std::vector<T>* values, Known known, Infer infer, AnyInput any_input, Show show,
+             const char* what) {
   const auto& nodes = g.nodes();
   for (int iter = 0; iter < 8; ++iter) {
     bool changed = false;
@@ -75,8 +83,10 @@ size_t Sweep(const IndexedGraph& g, std::vector<T>* values, Known known, Infer i
       bool all_in = true;
       for (const auto& v : in) all_in = all_in && known(v);
       if (all_in && all_out) continue;
-      // Kernels' inference functions read their first input; call them once it is known.
-      if (nin > 0 && !known(in[0])) continue;
+      // Kernels' inference functions read their first input; call them once it is known,
+      // except the generic elementwise rules, which infer a wholly unknown first input from
+      // the others (elemwise_add(a, b) with only b given, as in 1.x).
+      if (nin > 0 && !known(in[0]) && !any_input(n, in[0])) continue;
       const std::vector<T> in0 = in, out0 = out;
       try {
         infer(n, &in, &out);
@@ -115,6 +125,9 @@ size_t InferShapes(const IndexedGraph& g, std::vector<TShape>* shapes) {
         MX_CHECK_KIND(static_cast<bool>(n.op()->infer_shape), "ValueError") << n.op()->name << " has no shape inference";
         n.op()->infer_shape(n.attrs, in, out);
       },
+      [](const Node& n, const TShape& in0) {
+        return in0.ndim() < 0 && IsGeneric(n.op()->infer_shape, &op::ElemwiseShape);
+      },
       [](const TShape& s) { return s; }, "shape");
 }
 
@@ -128,6 +141,7 @@ size_t InferTypes(const IndexedGraph& g, std::vector<int>* types) {
           ElemwiseType(n.attrs, in, out);
         }
       },
+      [](const Node& n, int) { return !n.op()->infer_type || IsGeneric(n.op()->infer_type, &op::ElemwiseType); },
       [](int t) { return t; }, "dtype");
 }
 

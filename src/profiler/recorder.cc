@@ -92,17 +92,16 @@ thread_local OpenDurations tl_ops;
 thread_local OpenDurations tl_api;
 
 // ---- engine
-void OnOprStart(const char* name, Context ctx, int worker_thread_id) {
+void OnOprStart(const char* name, Context ctx, int worker_thread_id, bool symbolic) {
   Profiler* p = Profiler::Get();
-  // Every engine op is imperative until the graph executor exists; it will pass a flag.
-  if (!p->Recording(kImperative)) return;
+  if (!p->Recording(symbolic ? kSymbolic : kImperative)) return;
   tl_ops.Push(name, p->generation());
 }
-void OnOprEnd(const char* name, Context ctx, int worker_thread_id) {
+void OnOprEnd(const char* name, Context ctx, int worker_thread_id, bool symbolic) {
   Profiler* p = Profiler::Get();
   int64_t start = 0;
-  if (!tl_ops.Pop(name, p->generation(), &start) || !p->Recording(kImperative)) return;
-  RecordDuration(RecordKind::kOperator, kOperatorCategory, DeviceSlot(ctx), name, start, NowTicks());
+  if (!tl_ops.Pop(name, p->generation(), &start) || !p->Recording(symbolic ? kSymbolic : kImperative)) return;
+  RecordDuration(RecordKind::kOperator, kOperatorCategory, DeviceSlot(ctx), name, start, NowTicks(), symbolic);
 }
 const Engine::OprHooks kOprHooks{&OnOprStart, &OnOprEnd};
 

@@ -177,10 +177,14 @@ def test_bulk_off_shows_every_graph_op_in_the_profiler(run_python):
     off = run_python(profiled_op_names(None), MXNET_EXEC_BULK_EXEC_TRAIN="0")
     assert on.returncode == 0, on.stderr
     assert off.returncode == 0, off.stderr
+
+    def rows(out):
+        return [line.split()[0] for line in out.splitlines() if line and not line.startswith((" ", "="))]
     for op in ("FullyConnected", "Activation", "_backward_FullyConnected"):
-        assert op in off.stdout
-        assert op not in on.stdout
-    assert "ImperativeBulk" in on.stdout
+        assert op in rows(off.stdout)
+        assert op not in rows(on.stdout)
+    # With bulking a segment is one event named by its ops.
+    assert any(r.startswith("[FullyConnected,Activation") for r in rows(on.stdout))
 
 
 @pytest.mark.parametrize("var", ["MXNET_EXEC_BULK_EXEC_MAX_NODE_TRAIN_FWD", "MXNET_EXEC_BULK_EXEC_MAX_NODE_TRAIN"])
@@ -234,3 +238,32 @@ def test_inconsistent_shape_names_node_op_and_both_shapes():
         y.infer_shape(x=(2, 3))
     msg = str(err.value)
     assert "fc1" in msg and "FullyConnected" in msg and "(5, 7)" in msg and "(5, 3)" in msg
+
+
+PROFILE_MODES = r"""
+import mxnet as mx
+x = mx.sym.var('data')
+for i in range(2):
+    x = mx.sym.Activation(mx.sym.FullyConnected(x, num_hidden=8, name='fc%d' % i), act_type='relu', name='r%d' % i)
+ex = x.simple_bind(mx.cpu(), data=(2, 8), grad_req='null')
+ex.forward(); mx.nd.waitall()
+mx.profiler.set_config(aggregate_stats=True, filename='/dev/null', profile_symbolic=MODE == 'symbolic',
+                       profile_imperative=MODE == 'imperative', profile_api=False, profile_memory=False)
+mx.profiler.set_state('run')
+ex.forward(); mx.nd.waitall()
+(mx.nd.ones((3,)) * 2).wait_to_read()
+mx.profiler.set_state('stop')
+print(mx.profiler.dumps())
+"""
+
+
+@pytest.mark.parametrize("mode", ["symbolic", "imperative"])
+def test_graph_ops_are_profiled_under_the_symbolic_bit(run_python, mode):
+    res = run_python("MODE = %r\n" % mode + PROFILE_MODES)
+    assert res.returncode == 0, res.stderr
+    # A graph segment shows as the ops it holds; the imperative multiply as itself.
+    segment = "[FullyConnected,Activation,FullyConnected,Activation]"
+    if mode == "symbolic":
+        assert segment in res.stdout and "_mul_scalar" not in res.stdout
+    else:
+        assert segment not in res.stdout and "_mul_scalar" in res.stdout

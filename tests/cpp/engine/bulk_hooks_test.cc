@@ -98,11 +98,11 @@ INSTANTIATE_TEST_SUITE_P(AllEngines, BulkTest, testing::ValuesIn(AllEngines()), 
 std::mutex g_hook_mu;
 std::map<std::string, int> g_starts, g_ends;
 
-void OnStart(const char* name, Context, int) {
+void OnStart(const char* name, Context, int, bool) {
   std::lock_guard<std::mutex> lock(g_hook_mu);
   ++g_starts[name];
 }
-void OnEnd(const char* name, Context, int) {
+void OnEnd(const char* name, Context, int, bool) {
   std::lock_guard<std::mutex> lock(g_hook_mu);
   ++g_ends[name];
 }
