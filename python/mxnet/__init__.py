@@ -19,6 +19,11 @@ from . import test_utils
 from . import profiler
 from . import engine
 from . import name
+from . import attribute
+from .attribute import AttrScope
+from . import symbol
+from . import symbol as sym
+from . import executor
 from . import initializer
 from . import initializer as init
 from . import lr_scheduler
@@ -27,3 +32,11 @@ from . import metric
 from . import io
 from . import gluon
 from . import operator
+from . import model
+from . import callback
+from . import monitor
+from . import monitor as mon
+from . import module
+from . import module as mod
+from . import visualization
+from . import visualization as viz

@@ -77,8 +77,13 @@ _TOLS = {_np.dtype(_np.float16): (1e-2, 1e-2), _np.dtype(_np.float32): (1e-4, 1e
 
 
 def _tols(a, b, rtol, atol):
-    dt = _np.result_type(a.dtype, b.dtype) if a.dtype.kind == "f" or b.dtype.kind == "f" else None
-    r, t = _TOLS.get(_np.dtype(dt), (1e-5, 1e-20)) if dt is not None else (0, 0)
+    """Default tolerances of the less precise floating side (as MXNet 1.x picks them)."""
+    floats = [d for d in (a.dtype, b.dtype) if d.kind == "f"]
+    if floats:
+        pairs = [_TOLS.get(_np.dtype(d), (1e-5, 1e-20)) for d in floats]
+        r, t = max(p[0] for p in pairs), max(p[1] for p in pairs)
+    else:
+        r, t = 0, 0
     return (r if rtol is None else rtol), (t if atol is None else atol)
 
 
@@ -86,16 +91,27 @@ def same(a, b):
     return _np.array_equal(_as_numpy(a), _as_numpy(b))
 
 
-def almost_equal(a, b, rtol=None, atol=None, equal_nan=False):
+def almost_equal(a, b, rtol=None, atol=None, equal_nan=False, use_broadcast=True):
     a, b = _as_numpy(a), _as_numpy(b)
+    if a.shape != b.shape and not use_broadcast:
+        return False
     rtol, atol = _tols(a, b, rtol, atol)
     return _np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
 
 
-def assert_almost_equal(a, b, rtol=None, atol=None, names=("a", "b"), equal_nan=False):
+def assert_almost_equal(a, b, rtol=None, atol=None, names=("a", "b"), equal_nan=False, use_broadcast=True,
+                        mismatches=(10, 10)):
+    """Asserts |a-b| <= atol + rtol*|b| elementwise (NaNs equal with equal_nan).
+
+    Shapes must match, except that with use_broadcast a scalar-shaped side ((), (1,)) is
+    broadcast against the other.
+    """
     a, b = _as_numpy(a), _as_numpy(b)
     if a.shape != b.shape:
-        raise AssertionError("shape mismatch: %s %s vs %s %s" % (names[0], a.shape, names[1], b.shape))
+        if use_broadcast and (a.size == 1 or b.size == 1):
+            a, b = _np.broadcast_arrays(a, b)
+        else:
+            raise AssertionError("shape mismatch: %s %s vs %s %s" % (names[0], a.shape, names[1], b.shape))
     rtol, atol = _tols(a, b, rtol, atol)
     if _np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan):
         return
@@ -128,7 +144,7 @@ def rand_ndarray(shape, stype="default", density=None, dtype=None, ctx=None):
     return array(_np.random.uniform(-1, 1, size=shape), ctx=ctx or default_context(), dtype=dtype or _np.float32)
 
 
-def check_numeric_gradient(fn, inputs, head_grad=None, eps=1e-3, rtol=1e-2, atol=1e-4, dtype=_np.float64):
+def _check_numeric_gradient_fn(fn, inputs, head_grad=None, eps=1e-3, rtol=1e-2, atol=1e-4, dtype=_np.float64):
     """Compares autograd gradients of fn (NDArrays -> one NDArray) with central differences.
 
     inputs: NDArrays or numpy arrays; computed in `dtype` (float64 by default for accuracy).
@@ -157,3 +173,753 @@ def check_numeric_gradient(fn, inputs, head_grad=None, eps=1e-3, rtol=1e-2, atol
             numeric.reshape(-1)[i] = (plus - minus) / (2 * eps)
         assert_almost_equal(analytic[k], numeric, rtol=rtol, atol=atol,
                             names=("autograd gradient of input %d" % k, "numeric gradient"))
+
+
+# ---- MXNet 1.x's symbolic helpers and the rest of its public test_utils ----
+import time as _time
+import warnings as _warnings
+
+__all__ += ["default_dtype", "get_rtol", "get_atol", "get_etol", "get_tolerance",
+            "random_arrays", "random_uniform_arrays", "random_sample", "np_reduce",
+            "find_max_violation", "checkShapes", "almost_equal_ignore_nan",
+            "assert_almost_equal_ignore_nan", "assert_almost_equal_with_err",
+            "assert_exception", "retry", "simple_forward", "numeric_grad",
+            "check_symbolic_forward", "check_symbolic_backward", "check_speed",
+            "check_consistency", "list_gpus", "get_mnist", "set_env_var", "same_array",
+            "rand_coord_2d", "assign_each", "assign_each2", "compare_ndarray_tuple",
+            "compare_optimizer", "collapse_sum_like", "is_cd_run", "effective_dtype",
+            "gen_buckets_probs_with_ppf", "mean_check", "var_check", "chi_square_check",
+            "verify_generator", "new_matrix_with_real_eigvals_2d",
+            "new_matrix_with_real_eigvals_nd", "new_sym_matrix_with_real_eigvals_2d",
+            "new_sym_matrix_with_real_eigvals_nd", "new_orthonormal_matrix_2d"]
+
+# MXNet 1.x's default tolerances by dtype (get_rtol / get_atol with None).
+_RTOLS_1X = {_np.dtype(_np.float16): 1e-2, _np.dtype(_np.float32): 1e-4,
+             _np.dtype(_np.float64): 1e-5}
+_ATOLS_1X = {_np.dtype(_np.float16): 1e-1, _np.dtype(_np.float32): 1e-3,
+             _np.dtype(_np.float64): 1e-20}
+
+
+def default_dtype():
+    """The dtype tests create arrays in (float32)."""
+    return _np.float32
+
+
+def _dtype_of(x):
+    if x is None:
+        return _np.dtype(_np.float64)
+    if hasattr(x, "dtype") and not isinstance(x, type):
+        return _np.dtype(x.dtype)
+    return _np.dtype(x)
+
+
+def get_rtol(rtol=None, dtype=_np.dtype(_np.float64)):
+    """rtol, or MXNet 1.x's default relative tolerance for dtype (0 for integers/bool)."""
+    if rtol is not None:
+        return rtol
+    return _RTOLS_1X.get(_dtype_of(dtype), 0)
+
+
+def get_atol(atol=None, dtype=_np.dtype(_np.float64)):
+    """atol, or MXNet 1.x's default absolute tolerance for dtype (0 for integers/bool)."""
+    if atol is not None:
+        return atol
+    return _ATOLS_1X.get(_dtype_of(dtype), 0)
+
+
+def get_etol(etol=None):
+    """Allowed fraction of mismatching elements (0 unless given)."""
+    return 0 if etol is None else etol
+
+
+def get_tolerance(arr, tol, default_tol):
+    """tol (a number, or a dict keyed by dtype) for arr's dtype, else default_tol."""
+    if tol is None:
+        return default_tol
+    if isinstance(tol, dict):
+        return tol.get(_dtype_of(arr), default_tol)
+    return tol
+
+
+def random_arrays(*shapes):
+    """Standard-normal float32 arrays (a scalar for shape ()); one array when one shape."""
+    arrays = [_np.array(_np.random.randn(), dtype=default_dtype()) if len(s) == 0
+              else _np.random.randn(*s).astype(default_dtype()) for s in shapes]
+    return arrays[0] if len(arrays) == 1 else arrays
+
+
+def random_uniform_arrays(*shapes, **kwargs):
+    """Uniform arrays in [low, high) (kwargs low=0, high=1, dtype=float32)."""
+    low, high = kwargs.pop("low", 0.0), kwargs.pop("high", 1.0)
+    dtype = kwargs.pop("dtype", default_dtype())
+    if kwargs:
+        raise TypeError("unexpected keyword arguments %s" % sorted(kwargs))
+    arrays = [_np.random.uniform(low, high, size=s).astype(dtype) for s in shapes]
+    return arrays[0] if len(arrays) == 1 else arrays
+
+
+def random_sample(population, k):
+    """k distinct elements of population, in random order."""
+    import random as _random
+    return _random.sample(list(population), k)
+
+
+def np_reduce(dat, axis, keepdims, numpy_reduce_func):
+    """numpy_reduce_func applied axis by axis (axis: int, tuple or None)."""
+    if isinstance(axis, int):
+        axis = [axis]
+    elif axis is None:
+        axis = list(range(dat.ndim))
+    else:
+        axis = list(axis)
+    ret = dat
+    for i in reversed(sorted(a % dat.ndim for a in axis)):
+        ret = numpy_reduce_func(ret, axis=i)
+    if keepdims:
+        shape = list(dat.shape)
+        for i in axis:
+            shape[i % dat.ndim] = 1
+        ret = ret.reshape(tuple(shape))
+    return ret
+
+
+def find_max_violation(a, b, rtol=None, atol=None):
+    """(index, violation) of the element worst outside |a-b| <= atol + rtol*|b|."""
+    a, b = _as_numpy(a), _as_numpy(b)
+    dt = _np.result_type(a.dtype, b.dtype)
+    rtol, atol = get_rtol(rtol, dt), get_atol(atol, dt)
+    diff = _np.abs(a.astype(_np.float64) - b.astype(_np.float64))
+    tol = atol + rtol * _np.abs(b.astype(_np.float64))
+    violation = diff / (tol + 1e-20)
+    loc = _np.unravel_index(_np.nanargmax(violation), violation.shape) if violation.size else ()
+    return loc, (_np.nanmax(violation) if violation.size else 0.0)
+
+
+def checkShapes(a, b):
+    """Raises AssertionError when the shapes differ."""
+    if _np.shape(a) != _np.shape(b):
+        raise AssertionError("shape mismatch %s vs %s" % (_np.shape(a), _np.shape(b)))
+
+
+def almost_equal_ignore_nan(a, b, rtol=None, atol=None):
+    """almost_equal where positions that are NaN in either array are ignored."""
+    a, b = _np.copy(_as_numpy(a)), _np.copy(_as_numpy(b))
+    nan_mask = _np.logical_or(_np.isnan(a), _np.isnan(b))
+    a[nan_mask] = 0
+    b[nan_mask] = 0
+    return almost_equal(a, b, rtol, atol)
+
+
+def assert_almost_equal_ignore_nan(a, b, rtol=None, atol=None, names=("a", "b")):
+    """assert_almost_equal where positions that are NaN in either array are ignored."""
+    a, b = _np.copy(_as_numpy(a)), _np.copy(_as_numpy(b))
+    nan_mask = _np.logical_or(_np.isnan(a), _np.isnan(b))
+    a[nan_mask] = 0
+    b[nan_mask] = 0
+    assert_almost_equal(a, b, rtol, atol, names)
+
+
+def assert_almost_equal_with_err(a, b, rtol=None, atol=None, etol=None, names=("a", "b"),
+                                 equal_nan=False):
+    """Passes when at most a fraction etol of the elements are outside the tolerances."""
+    etol = get_etol(etol)
+    if etol <= 0:
+        assert_almost_equal(a, b, rtol=rtol, atol=atol, names=names, equal_nan=equal_nan)
+        return
+    a, b = _as_numpy(a), _as_numpy(b)
+    rtol, atol = _tols(a, b, rtol, atol)
+    close = _np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
+    frac = 1.0 - float(close.mean()) if close.size else 0.0
+    if frac > etol:
+        raise AssertionError("%.4f of the elements of %s and %s differ (rtol=%g, atol=%g), "
+                             "more than etol=%g" % (frac, names[0], names[1], rtol, atol, etol))
+
+
+def assert_exception(f, exception_type, *args, **kwargs):
+    """Asserts that f(*args, **kwargs) raises exception_type."""
+    try:
+        f(*args, **kwargs)
+    except exception_type:
+        return
+    raise AssertionError("%s did not raise %s" % (getattr(f, "__name__", f),
+                                                  exception_type.__name__))
+
+
+def retry(n):
+    """Decorator: reruns a flaky test up to n times, re-raising the last AssertionError."""
+    if n < 1:
+        raise ValueError("retry needs n >= 1")
+
+    def decorate(f):
+        import functools
+
+        @functools.wraps(f)
+        def wrapper(*args, **kwargs):
+            for i in range(n):
+                try:
+                    return f(*args, **kwargs)
+                except AssertionError:
+                    if i == n - 1:
+                        raise
+        return wrapper
+    return decorate
+
+
+def same_array(array1, array2):
+    """True when two NDArrays share memory (writing one changes the other)."""
+    array1[:] += 1
+    if not same(array1.asnumpy(), array2.asnumpy()):
+        array1[:] -= 1
+        return False
+    array1[:] -= 1
+    return same(array1.asnumpy(), array2.asnumpy())
+
+
+def set_env_var(key, val, default_val=""):
+    """Sets an environment variable (also in the runtime) and returns its previous value."""
+    prev = os.environ.get(key, default_val)
+    setenv(key, val)
+    return prev
+
+
+def list_gpus():
+    """Indices of the GPUs this runtime sees."""
+    from .context import num_gpus
+    return list(range(num_gpus()))
+
+
+def is_cd_run():
+    """Whether this is a continuous-delivery run (CD_JOB=1)."""
+    return os.environ.get("CD_JOB", "0") == "1"
+
+
+def effective_dtype(dat):
+    """The dtype whose precision the array's computations effectively have."""
+    return _np.dtype(_as_numpy(dat).dtype)
+
+
+def rand_coord_2d(x_low, x_high, y_low, y_high):
+    """A random (x, y) integer pair in [low, high]."""
+    return _np.random.randint(x_low, x_high + 1), _np.random.randint(y_low, y_high + 1)
+
+
+def assign_each(the_input, function):
+    """numpy: function applied to each element (None: a copy)."""
+    if function is None:
+        return _np.array(the_input)
+    return _np.vectorize(function)(the_input)
+
+
+def assign_each2(input1, input2, function):
+    """numpy: function applied to each pair of elements (None: a copy of input1)."""
+    if function is None:
+        return _np.array(input1)
+    return _np.vectorize(function)(input1, input2)
+
+
+def compare_ndarray_tuple(t1, t2, rtol=None, atol=None):
+    """assert_almost_equal on (nested tuples of) arrays; None entries are skipped."""
+    if t1 is None or t2 is None:
+        return
+    if isinstance(t1, tuple):
+        for s1, s2 in zip(t1, t2):
+            compare_ndarray_tuple(s1, s2, rtol, atol)
+    else:
+        assert_almost_equal(t1, t2, rtol=rtol, atol=atol)
+
+
+def compare_optimizer(opt1, opt2, shape, dtype, w_stype="default", g_stype="default",
+                      rtol=1e-4, atol=1e-5, compare_states=True):
+    """Runs one update of two optimizers from the same weight/gradient and compares them."""
+    from .ndarray import array
+    if w_stype != "default" or g_stype != "default":
+        raise ValueError("only dense storage is supported")
+    w = _np.random.uniform(-1, 1, size=shape).astype(dtype)
+    g = _np.random.uniform(-1, 1, size=shape).astype(dtype)
+    w1, w2 = array(w, dtype=dtype), array(w, dtype=dtype)
+    g1, g2 = array(g, dtype=dtype), array(g, dtype=dtype)
+    s1 = opt1.create_state_multi_precision(0, w1)
+    s2 = opt2.create_state_multi_precision(0, w2)
+    if compare_states:
+        compare_ndarray_tuple(s1, s2)
+    opt1.update_multi_precision(0, w1, g1, s1)
+    opt2.update_multi_precision(0, w2, g2, s2)
+    if compare_states:
+        compare_ndarray_tuple(s1, s2, rtol=rtol, atol=atol)
+    assert_almost_equal(w1, w2, rtol=rtol, atol=atol)
+
+
+def collapse_sum_like(a, shape):
+    """Sums a (numpy) down to `shape` along the broadcast axes."""
+    a = _np.asarray(a)
+    assert len(a.shape) >= len(shape)
+    if _np.prod(shape) == 0 or a.size == 0:
+        return _np.zeros(shape, dtype=a.dtype)
+    axes = []
+    lead = len(a.shape) - len(shape)
+    for i in range(len(a.shape)):
+        if i < lead or shape[i - lead] == 1 and a.shape[i] != 1:
+            axes.append(i)
+    return _np.sum(a, axis=tuple(axes)).reshape(shape)
+
+
+# ---- binding symbols for the checks ----------------------------------------------------------
+def _ctx(ctx):
+    return ctx if ctx is not None else default_context()
+
+
+def _named(sym, values, names, what):
+    """A {name: value} dict from a list in `names` order or a dict."""
+    if values is None:
+        return {}
+    if isinstance(values, dict):
+        unknown = set(values) - set(names)
+        if unknown:
+            raise ValueError("%s names %s are not in the symbol's %s" % (what, sorted(unknown),
+                                                                        names))
+        return dict(values)
+    values = list(values)
+    if len(values) != len(names):
+        raise ValueError("%d %s given, the symbol has %d: %s" % (len(values), what, len(names),
+                                                                 names))
+    return dict(zip(names, values))
+
+
+def _to_nd(values, ctx, dtype):
+    from .ndarray import NDArray, array
+    out = {}
+    for k, v in values.items():
+        if isinstance(v, NDArray):
+            out[k] = v.as_in_context(ctx) if dtype is None or v.dtype == _np.dtype(dtype) \
+                else v.astype(dtype).as_in_context(ctx)
+        else:
+            v = _np.asarray(v)
+            out[k] = array(v, ctx=ctx, dtype=dtype if dtype is not None else v.dtype)
+    return out
+
+
+def simple_forward(sym, ctx=None, is_train=False, **inputs):
+    """Binds sym to the numpy inputs and returns its outputs as numpy (one array if one)."""
+    ctx = _ctx(ctx)
+    args = _to_nd(inputs, ctx, None)
+    exe = sym.bind(ctx, args=args)
+    exe.forward(is_train=is_train)
+    outputs = [x.asnumpy() for x in exe.outputs]
+    return outputs[0] if len(outputs) == 1 else outputs
+
+
+def check_symbolic_forward(sym, location, expected, rtol=None, atol=None, aux_states=None,
+                           ctx=None, equal_nan=False, dtype=_np.float32):
+    """Binds sym to `location` (list in list_arguments order, or dict), runs forward and
+    compares each output with `expected` (list in list_outputs order, or dict). Returns the
+    executor's outputs."""
+    ctx = _ctx(ctx)
+    arg_names = sym.list_arguments()
+    location = _to_nd(_named(sym, location, arg_names, "arguments"), ctx, dtype)
+    aux = _to_nd(_named(sym, aux_states, sym.list_auxiliary_states(), "auxiliary states"),
+                 ctx, dtype)
+    if isinstance(expected, dict):
+        expected = [expected[k] for k in sym.list_outputs()]
+    exe = sym.bind(ctx, args=location, aux_states=aux or None)
+    exe.forward(is_train=False)
+    outputs = exe.outputs
+    for name, expect, output in zip(sym.list_outputs(), expected, outputs):
+        assert_almost_equal(expect, output, rtol, atol,
+                            ("EXPECTED_%s" % name, "FORWARD_%s" % name), equal_nan=equal_nan)
+    return outputs
+
+
+def check_symbolic_backward(sym, location, out_grads, expected, rtol=None, atol=None,
+                            aux_states=None, grad_req="write", ctx=None, grad_stypes=None,
+                            equal_nan=False, dtype=_np.float32):
+    """Binds sym, runs forward(is_train=True) and backward(out_grads), and compares the
+    gradients of the arguments named in `expected` (list in list_arguments order, or dict).
+
+    grad_req 'add' starts each gradient from random values and checks grad - start; 'null'
+    checks the gradient array was left alone. Returns the gradient arrays by name.
+    """
+    from .ndarray import array
+    ctx = _ctx(ctx)
+    arg_names = sym.list_arguments()
+    location = _to_nd(_named(sym, location, arg_names, "arguments"), ctx, dtype)
+    aux = _to_nd(_named(sym, aux_states, sym.list_auxiliary_states(), "auxiliary states"),
+                 ctx, dtype)
+    expected = _named(sym, expected, arg_names, "expected gradients")
+    start = {k: _np.random.normal(size=_np.shape(v)) for k, v in expected.items()}
+    grads = {k: array(v, ctx=ctx, dtype=dtype) for k, v in start.items()}
+    if isinstance(grad_req, str):
+        reqs = {k: (grad_req if k in grads else "null") for k in arg_names}
+    elif isinstance(grad_req, (list, tuple)):
+        reqs = dict(zip(arg_names, grad_req))
+    else:
+        reqs = {k: grad_req.get(k, "null") for k in arg_names}
+    for k in arg_names:
+        if k not in grads:
+            reqs[k] = "null"
+    exe = sym.bind(ctx, args=location, args_grad=grads, grad_req=reqs,
+                   aux_states=aux or None)
+    exe.forward(is_train=True)
+    if isinstance(out_grads, (list, tuple)):
+        out_grads = [array(_as_numpy(v), ctx=ctx, dtype=dtype) for v in out_grads]
+    elif isinstance(out_grads, dict):
+        out_grads = {k: array(_as_numpy(v), ctx=ctx, dtype=dtype) for k, v in out_grads.items()}
+    elif out_grads is not None:
+        out_grads = [array(_as_numpy(out_grads), ctx=ctx, dtype=dtype)]
+    exe.backward(out_grads)
+    for name, expect in expected.items():
+        got = grads[name].asnumpy()
+        req = reqs[name]
+        names = ("EXPECTED_%s" % name, "BACKWARD_%s" % name)
+        if req == "write":
+            assert_almost_equal(expect, got, rtol, atol, names, equal_nan=equal_nan)
+        elif req == "add":
+            assert_almost_equal(expect, got - start[name].astype(got.dtype), rtol, atol, names,
+                                equal_nan=equal_nan)
+        elif req == "null":
+            assert_almost_equal(start[name].astype(got.dtype), got, rtol, atol, names,
+                                equal_nan=equal_nan)
+        else:
+            raise ValueError("invalid grad_req %r for %s" % (req, name))
+    return grads
+
+
+def numeric_grad(executor, location, aux_states=None, eps=1e-4, use_forward_train=True,
+                 dtype=_np.float32):
+    """Central-difference gradients of sum(outputs[0]) w.r.t. each array in `location`
+    ({name: numpy}), evaluated through `executor` (whose arrays are restored afterwards)."""
+    from .ndarray import array
+    for k, v in location.items():
+        executor.arg_dict[k][:] = _np.asarray(v, dtype=executor.arg_dict[k].dtype)
+    for k, v in (aux_states or {}).items():
+        executor.aux_dict[k][:] = _np.asarray(v, dtype=executor.aux_dict[k].dtype)
+
+    def total():
+        executor.forward(is_train=use_forward_train)
+        return _np.asarray(executor.outputs[0].asnumpy(), dtype=_np.float64).sum()
+
+    grads = {}
+    for k, v in location.items():
+        base = _np.array(v, dtype=dtype)
+        grad = _np.zeros(base.shape, dtype=_np.float64)
+        flat = base.reshape(-1)
+        target = executor.arg_dict[k]
+        for i in range(flat.size):
+            orig = flat[i]
+            flat[i] = orig + eps / 2.0
+            target[:] = array(base, dtype=target.dtype)
+            if aux_states:
+                for ak, av in aux_states.items():
+                    executor.aux_dict[ak][:] = _np.asarray(av, dtype=executor.aux_dict[ak].dtype)
+            f_plus = total()
+            flat[i] = orig - eps / 2.0
+            target[:] = array(base, dtype=target.dtype)
+            if aux_states:
+                for ak, av in aux_states.items():
+                    executor.aux_dict[ak][:] = _np.asarray(av, dtype=executor.aux_dict[ak].dtype)
+            f_minus = total()
+            flat[i] = orig
+            grad.reshape(-1)[i] = (f_plus - f_minus) / eps
+        target[:] = array(base, dtype=target.dtype)
+        grads[k] = grad
+    return grads
+
+
+def _check_numeric_gradient_symbolic(sym, location, aux_states=None, numeric_eps=1e-3,
+                                     rtol=1e-2, atol=None, grad_nodes=None,
+                                     use_forward_train=True, ctx=None, grad_stype_dict=None,
+                                     dtype=_np.float64):
+    from . import symbol as _sym
+    from .base import MXNetError
+    ctx = _ctx(ctx)
+    arg_names = sym.list_arguments()
+    location = {k: _as_numpy(v) for k, v in
+                _named(sym, location, arg_names, "arguments").items()}
+    aux_names = sym.list_auxiliary_states()
+    aux_np = {k: _as_numpy(v) for k, v in
+              _named(sym, aux_states, aux_names, "auxiliary states").items()}
+    if grad_nodes is None:
+        grad_nodes = {k: "write" for k in arg_names}
+    elif isinstance(grad_nodes, (list, tuple)):
+        grad_nodes = {k: "write" for k in grad_nodes}
+    else:
+        grad_nodes = dict(grad_nodes)
+
+    # A random projection makes any output a scalar loss with non-trivial head gradients.
+    shapes = {k: v.shape for k, v in location.items()}
+    _, out_shapes, _ = sym.infer_shape(**shapes)
+    proj = _sym.Variable("__random_proj")
+    loss = _sym.sum(sym * proj)  # a scalar; backward from a head gradient of 1
+    proj_value = _np.random.uniform(-1, 1, size=out_shapes[0])
+
+    def run(run_dtype):
+        loc = dict(location)
+        loc["__random_proj"] = proj_value
+        args = _to_nd(loc, ctx, run_dtype)
+        grads = {k: _to_nd({k: _np.zeros(location[k].shape)}, ctx, run_dtype)[k]
+                 for k in grad_nodes}
+        reqs = {k: grad_nodes.get(k, "null") for k in loss.list_arguments()}
+        exe = loss.bind(ctx, args=args, args_grad=grads, grad_req=reqs,
+                        aux_states=_to_nd(aux_np, ctx, run_dtype) or None)
+        exe.forward(is_train=use_forward_train)
+        exe.backward([_to_nd({"h": _np.ones(exe.outputs[0].shape)}, ctx, run_dtype)["h"]])
+        symbolic = {k: grads[k].asnumpy() for k in grad_nodes}
+        numeric = numeric_grad(exe, {k: location[k] for k in grad_nodes}, aux_np,
+                               eps=numeric_eps, use_forward_train=use_forward_train,
+                               dtype=run_dtype)
+        return symbolic, numeric
+
+    try:
+        symbolic, numeric = run(dtype)
+        used = dtype
+    except MXNetError as err:
+        if _np.dtype(dtype) == _np.float32:
+            raise
+        _warnings.warn("check_numeric_gradient: %s not supported by %s (%s); using float32"
+                       % (_np.dtype(dtype).name, sym.name, str(err).splitlines()[0]))
+        symbolic, numeric = run(_np.float32)
+        used = _np.float32
+    atol = get_atol(atol, used)
+    for name in grad_nodes:
+        if grad_nodes[name] == "null":
+            continue
+        assert_almost_equal(numeric[name], symbolic[name], rtol, atol,
+                            ("NUMERICAL_%s" % name, "BACKWARD_%s" % name))
+
+
+def check_numeric_gradient(sym, location, *args, **kwargs):
+    """Central-difference gradient check.
+
+    1.x form: check_numeric_gradient(sym, location, aux_states=None, numeric_eps=1e-3,
+    rtol=1e-2, atol=None, grad_nodes=None, use_forward_train=True, ctx=None,
+    grad_stype_dict=None, dtype=np.float64) on a Symbol (differences in float64 unless the
+    ops lack float64 kernels). Also: check_numeric_gradient(fn, inputs, head_grad=None,
+    eps=1e-3, rtol=1e-2, atol=1e-4, dtype=np.float64) on a function of NDArrays, through
+    autograd.
+    """
+    from .symbol import Symbol
+    if isinstance(sym, Symbol):
+        return _check_numeric_gradient_symbolic(sym, location, *args, **kwargs)
+    return _check_numeric_gradient_fn(sym, location, *args, **kwargs)
+
+
+def check_speed(sym, location=None, ctx=None, N=20, grad_req=None, typ="whole", **kwargs):
+    """Seconds per run of forward+backward (typ='whole') or forward only ('forward')."""
+    from .ndarray import waitall
+    ctx = _ctx(ctx)
+    if grad_req is None:
+        grad_req = "write"
+    if location is None:
+        shapes = {k: v for k, v in kwargs.items() if isinstance(v, tuple)}
+        arg_shapes, _, _ = sym.infer_shape(**shapes)
+        location = {name: _np.random.normal(size=s, scale=1.0)
+                    for name, s in zip(sym.list_arguments(), arg_shapes)}
+    else:
+        location = _named(sym, location, sym.list_arguments(), "arguments")
+    args = _to_nd(location, ctx, _np.float32)
+    if typ == "whole":
+        grads = {k: _to_nd({k: _np.zeros(_np.shape(v))}, ctx, _np.float32)[k]
+                 for k, v in args.items()}
+        exe = sym.bind(ctx, args=args, args_grad=grads, grad_req=grad_req)
+        exe.forward(is_train=True)
+        exe.backward(exe.outputs)  # warm up
+        waitall()
+        tic = _time.time()
+        for _ in range(N):
+            exe.forward(is_train=True)
+            exe.backward(exe.outputs)
+        waitall()
+    elif typ == "forward":
+        exe = sym.bind(ctx, args=args)
+        exe.forward(is_train=False)
+        waitall()
+        tic = _time.time()
+        for _ in range(N):
+            exe.forward(is_train=False)
+        waitall()
+    else:
+        raise ValueError("typ must be 'whole' or 'forward', got %r" % (typ,))
+    return (_time.time() - tic) / N
+
+
+def check_consistency(sym, ctx_list, scale=1.0, grad_req="write", arg_params=None,
+                      aux_params=None, tol=None, raise_on_err=True, ground_truth=None,
+                      equal_nan=False, use_uniform=False, rand_type=_np.float64):
+    """Runs sym under each configuration of ctx_list (dicts with 'ctx', input shapes and an
+    optional 'type_dict') from the same random inputs and compares outputs and gradients
+    with the most precise configuration. Returns that configuration's results."""
+    from .ndarray import array
+    if tol is None:
+        tol = {_np.dtype(_np.float16): 1e-1, _np.dtype(_np.float32): 1e-3,
+               _np.dtype(_np.float64): 1e-5, _np.dtype(_np.uint8): 0,
+               _np.dtype(_np.int32): 0, _np.dtype(_np.int64): 0}
+    elif isinstance(tol, (int, float)):
+        tol = {_np.dtype(t): tol for t in (_np.float16, _np.float32, _np.float64, _np.uint8,
+                                           _np.int32, _np.int64)}
+    if not isinstance(sym, (list, tuple)):
+        sym = [sym] * len(ctx_list)
+    arg_names = sym[0].list_arguments()
+    aux_names = sym[0].list_auxiliary_states()
+    output_names = sym[0].list_outputs()
+
+    configs = []
+    for s, cfg in zip(sym, ctx_list):
+        cfg = dict(cfg)
+        ctx = cfg.pop("ctx", default_context())
+        type_dict = cfg.pop("type_dict", {})
+        shapes = {k: v for k, v in cfg.items() if isinstance(v, tuple)}
+        arg_shapes, _, aux_shapes = s.infer_shape(**shapes)
+        arg_types, _, aux_types = s.infer_type(**type_dict) if type_dict else (None, None, None)
+        arg_types = arg_types or [_np.float32] * len(arg_names)
+        aux_types = aux_types or [_np.float32] * len(aux_names)
+        configs.append((s, ctx, dict(zip(arg_names, zip(arg_shapes, arg_types))),
+                        dict(zip(aux_names, zip(aux_shapes, aux_types)))))
+
+    args0, aux0 = configs[0][2], configs[0][3]
+    arg_params = dict(arg_params or {})
+    aux_params = dict(aux_params or {})
+    for name, (shape, _) in args0.items():
+        if name not in arg_params:
+            arg_params[name] = (_np.random.uniform(-scale, scale, size=shape) if use_uniform
+                                else _np.random.normal(size=shape, scale=scale)).astype(rand_type)
+    for name, (shape, _) in aux0.items():
+        if name not in aux_params:
+            aux_params[name] = _np.zeros(shape, dtype=rand_type)
+
+    precision = [max(_np.dtype(t).itemsize if _np.dtype(t).kind == "f" else 0
+                     for _, t in c[2].values()) for c in configs]
+    gt_index = int(_np.argmax(precision))
+
+    results = []
+    out_grads = None
+    for s, ctx, args, auxs in configs:
+        arrays = {k: array(_as_numpy(arg_params[k]), ctx=ctx, dtype=t) for k, (_, t) in args.items()}
+        aux_arrays = {k: array(_as_numpy(aux_params[k]), ctx=ctx, dtype=t)
+                      for k, (_, t) in auxs.items()}
+        grads = None
+        if grad_req != "null":
+            grads = {k: array(_np.zeros(shp), ctx=ctx, dtype=t) for k, (shp, t) in args.items()}
+        exe = s.bind(ctx, args=arrays, args_grad=grads, grad_req=grad_req,
+                     aux_states=aux_arrays or None)
+        exe.forward(is_train=grad_req != "null")
+        outs = [o.asnumpy() for o in exe.outputs]
+        res = dict(zip(output_names, outs))
+        if grad_req != "null":
+            if out_grads is None:
+                out_grads = [_np.random.normal(size=o.shape, scale=scale) for o in outs]
+            exe.backward([array(g, ctx=ctx, dtype=o.dtype) for g, o in zip(out_grads, outs)])
+            res.update({k + "_grad": v.asnumpy() for k, v in grads.items()})
+        results.append((res, max([_np.dtype(t) for _, t in args.values()],
+                                 key=lambda d: d.itemsize if d.kind == "f" else 0)))
+
+    gt = ground_truth if ground_truth is not None else results[gt_index][0]
+    for i, (res, dt) in enumerate(results):
+        if i == gt_index and ground_truth is None:
+            continue
+        t = tol.get(_np.dtype(dt), 1e-3)
+        for name, value in res.items():
+            if name not in gt:
+                continue
+            try:
+                assert_almost_equal(gt[name].astype(value.dtype), value, rtol=t, atol=t,
+                                    names=("%s[gt]" % name, "%s[config %d]" % (name, i)),
+                                    equal_nan=equal_nan)
+            except AssertionError as err:
+                if raise_on_err:
+                    raise
+                print("Predict Err: ctx %d vs ctx %d at %s: %s" % (i, gt_index, name, err))
+    return gt
+
+
+def get_mnist(path=None):
+    """MNIST as a dict (train_data, train_label, test_data, test_label), images float32 in
+    [0, 1] shaped (N, 1, 28, 28), from local idx files (see gluon.data.vision.MNIST)."""
+    from .gluon.data.vision import MNIST
+    out = {}
+    for train, prefix in ((True, "train"), (False, "test")):
+        ds = MNIST(root=path, train=train)
+        images = ds._data.asnumpy().reshape(-1, 1, 28, 28).astype(_np.float32) / 255
+        out[prefix + "_data"] = images
+        out[prefix + "_label"] = _np.asarray(ds._label, dtype=_np.float32)
+    return out
+
+
+# ---- random-generator checks -------------------------------------------------------------
+def gen_buckets_probs_with_ppf(ppf, nbuckets):
+    """nbuckets equal-probability buckets [(low, high)] from a percent-point function."""
+    probs = [1.0 / nbuckets] * nbuckets
+    buckets = [(ppf(i / float(nbuckets)), ppf((i + 1) / float(nbuckets)))
+               for i in range(nbuckets)]
+    return buckets, probs
+
+
+def mean_check(generator, mu, sigma, nsamples=1000000):
+    """Whether the sample mean is within 3 standard errors of mu."""
+    samples = _np.array(generator(nsamples))
+    return abs(samples.mean() - mu) < 3 * sigma / _np.sqrt(nsamples)
+
+
+def var_check(generator, sigma, nsamples=1000000):
+    """Whether the sample variance is within 3 standard errors of sigma^2."""
+    samples = _np.array(generator(nsamples))
+    return abs(samples.var() - sigma ** 2) < 3 * _np.sqrt(2 * sigma ** 4 / (nsamples - 1))
+
+
+def chi_square_check(generator, buckets, probs, nsamples=1000000):
+    """(p-value, observed counts, expected probabilities) of a chi-square goodness-of-fit
+    test of generator's samples against the buckets (needs scipy)."""
+    try:
+        import scipy.stats as ss
+    except ImportError as err:
+        raise ImportError("chi_square_check needs scipy") from err
+    samples = _np.array(generator(nsamples)).reshape(-1)
+    if isinstance(buckets[0], (list, tuple)):
+        counts = _np.array([_np.sum((samples >= lo) & (samples < hi)) for lo, hi in buckets])
+    else:
+        counts = _np.array([_np.sum(samples == b) for b in buckets])
+    expected = _np.array(probs) * nsamples
+    _, p = ss.chisquare(f_obs=counts, f_exp=expected)
+    return p, counts, probs
+
+
+def verify_generator(generator, buckets, probs, nsamples=1000000, nrepeat=5,
+                     success_rate=0.2, alpha=0.05):
+    """Repeats chi_square_check; fails when fewer than success_rate of the runs pass."""
+    results = [chi_square_check(generator, buckets, probs, nsamples)[0] for _ in range(nrepeat)]
+    passed = sum(p > alpha for p in results)
+    if passed < success_rate * nrepeat:
+        raise AssertionError("Generator test fails, Chi-square p=%s" % results)
+    return results
+
+
+# ---- matrices for linear-algebra tests -------------------------------------------------------
+def new_orthonormal_matrix_2d(n):
+    """A random n x n orthonormal matrix."""
+    q, _ = _np.linalg.qr(_np.random.uniform(-1.0, 1.0, (n, n)))
+    return q
+
+
+def new_matrix_with_real_eigvals_2d(n):
+    """A random n x n matrix with real eigenvalues (Q D Q^-1)."""
+    q = new_orthonormal_matrix_2d(n)
+    d = _np.diag(_np.random.uniform(-1.0, 1.0, n))
+    return q.dot(d).dot(q.T)
+
+
+def new_matrix_with_real_eigvals_nd(shape):
+    """Matrices with real eigenvalues, batched over the leading dims of shape."""
+    n = shape[-1]
+    flat = [new_matrix_with_real_eigvals_2d(n) for _ in range(int(_np.prod(shape[:-2])))]
+    return _np.array(flat).reshape(shape)
+
+
+def new_sym_matrix_with_real_eigvals_2d(n):
+    """A random symmetric n x n matrix."""
+    a = new_matrix_with_real_eigvals_2d(n)
+    return (a + a.T) / 2
+
+
+def new_sym_matrix_with_real_eigvals_nd(shape):
+    """Symmetric matrices, batched over the leading dims of shape."""
+    n = shape[-1]
+    flat = [new_sym_matrix_with_real_eigvals_2d(n) for _ in range(int(_np.prod(shape[:-2])))]
+    return _np.array(flat).reshape(shape)

@@ -49,6 +49,14 @@ size_t EliminateCommonExpr(Symbol* s) {
     auto it = canon.find(e.node.get());
     if (it != canon.end()) e.node = it->second;
   }
+  // Outputs that became one entry get a copy each after the first, so they stay distinct arrays.
+  for (size_t i = 0; i < s->outputs.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (s->outputs[j].node == s->outputs[i].node && s->outputs[j].index == s->outputs[i].index) {
+        const NodeEntry e = s->outputs[i];
+        s->outputs[i] = op::MakeNode("_copy", e.node->attrs.name + "_" + std::to_string(i) + "_copy", {e});
+        break;
+      }
   return removed;
 }
 

@@ -30,7 +30,7 @@ std::string GraphExecutor::DebugStr() const {
       const int sid = plan_.storage_id[e];
       os << "      out" << o << " shape=" << shapes_[e] << " dtype=" << dtypes_[e] << " storage=";
       if (sid == MemoryPlan::kExternal) os << "external";
-      else os << sid << (plan_.inplace[e] ? " (in place)" : "");
+      else os << sid << (plan_.inplace[e] ? " (in place)" : "") << (entries_[e].whole_chunk() ? "" : " (part of its block)");
       os << "\n";
     }
   }

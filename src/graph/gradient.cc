@@ -28,6 +28,17 @@ NodeEntry SumTerms(const std::vector<NodeEntry>& terms, const std::string& base,
 
 bool IsTrue(const std::string& v) { return v == "1" || v == "True" || v == "true"; }
 
+/*! \brief A gradient known to be zero (from a non-differentiable path such as stop_gradient). */
+bool IsZero(const NodeEntry& e) {
+  return !e.node->is_variable() && (e.node->op()->name == "zeros_like" || e.node->op()->name == "_zeros");
+}
+
+/*! \brief Drops zero terms: zeros add nothing, and a node whose output gradients are all
+ *         zero needs no backward node at all. */
+void DropZeros(std::vector<NodeEntry>* terms) {
+  terms->erase(std::remove_if(terms->begin(), terms->end(), IsZero), terms->end());
+}
+
 }  // namespace
 
 bool ShouldMirror(const Node& n, const GradientOptions& opt) {
@@ -102,7 +113,10 @@ GradientResult BuildGradient(const std::vector<NodeEntry>& ys, const std::vector
     if (n->is_variable() || !need[nid]) continue;
     const uint32_t nout = fwd.num_outputs(static_cast<uint32_t>(nid));
     bool any = false;
-    for (uint32_t o = 0; o < nout; ++o) any = any || !contrib[fwd.entry_id(nid, o)].empty();
+    for (uint32_t o = 0; o < nout; ++o) {
+      DropZeros(&contrib[fwd.entry_id(nid, o)]);
+      any = any || !contrib[fwd.entry_id(nid, o)].empty();
+    }
     if (!any) continue;  // nothing downstream depends on n: its inputs get no contribution
     const op::Op* op = n->op();
     MX_CHECK_KIND(static_cast<bool>(op->gradient), "MXNetError")
@@ -161,7 +175,12 @@ GradientResult BuildGradient(const std::vector<NodeEntry>& ys, const std::vector
   }
 
   for (const auto& x : xs) {
+    if (!fwd.has_node(x.node.get())) {  // an argument the outputs do not depend on
+      res.grads.push_back(op::MakeNode("zeros_like", x.node->attrs.name + "_zero_grad", {x}));
+      continue;
+    }
     auto& terms = contrib[fwd.entry_id(x)];
+    DropZeros(&terms);
     if (terms.empty())
       res.grads.push_back(op::MakeNode("zeros_like", x.node->attrs.name + "_zero_grad", {x}));
     else

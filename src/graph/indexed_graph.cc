@@ -85,12 +85,15 @@ size_t Sweep(const IndexedGraph& g, std::vector<T>* values, Known known, Infer i
       if (all_in && all_out) continue;
       // Kernels' inference functions read their first input; call them once it is known,
       // except the generic elementwise rules, which infer a wholly unknown first input from
-      // the others (elemwise_add(a, b) with only b given, as in 1.x).
-      if (nin > 0 && !known(in[0]) && !any_input(n, in[0])) continue;
+      // the others (elemwise_add(a, b) with only b given, as in 1.x). any_input: 0 wait for
+      // the first input, 1 try now (an error then only means "not yet"), 2 call.
+      const int gate = nin > 0 && !known(in[0]) ? any_input(n, in[0]) : 2;
+      if (gate == 0) continue;
       const std::vector<T> in0 = in, out0 = out;
       try {
         infer(n, &in, &out);
       } catch (const Error& e) {
+        if (gate == 1) continue;  // asked early; it needs its first input after all
         RethrowForNode(n, e);
       }
       auto merge = [&](const T& before, const T& after, uint32_t eid, const char* side, uint32_t idx) {
@@ -126,7 +129,7 @@ size_t InferShapes(const IndexedGraph& g, std::vector<TShape>* shapes) {
         n.op()->infer_shape(n.attrs, in, out);
       },
       [](const Node& n, const TShape& in0) {
-        return in0.ndim() < 0 && IsGeneric(n.op()->infer_shape, &op::ElemwiseShape);
+        return in0.ndim() < 0 && IsGeneric(n.op()->infer_shape, &op::ElemwiseShape) ? 2 : 0;
       },
       [](const TShape& s) { return s; }, "shape");
 }
@@ -141,7 +144,11 @@ size_t InferTypes(const IndexedGraph& g, std::vector<int>* types) {
           ElemwiseType(n.attrs, in, out);
         }
       },
-      [](const Node& n, int) { return !n.op()->infer_type || IsGeneric(n.op()->infer_type, &op::ElemwiseType); },
+      // Type rules compare flags, never index by them: any may run early (Cast fixes its
+      // output whatever its input), and one that needs its first input says so by failing.
+      [](const Node& n, int) {
+        return !n.op()->infer_type || IsGeneric(n.op()->infer_type, &op::ElemwiseType) ? 2 : 1;
+      },
       [](int t) { return t; }, "dtype");
 }
 

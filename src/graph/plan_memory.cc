@@ -75,9 +75,14 @@ MemoryPlan PlanMemory(const IndexedGraph& g, const std::vector<TShape>& shapes, 
     if (opt.match_range > 0) {
       auto& fl = free_blocks[{color, dtypes[e]}];
       const size_t range = static_cast<size_t>(opt.match_range);
-      // The smallest free block at least as large, within range; else the largest smaller one.
+      // A block of exactly this size first: the entry then covers its whole block, which is
+      // what lets a kernel keep its own layout there (NDArray::opaque_layout). Else the
+      // smallest free block at least as large, within range; else the largest smaller one.
       auto it = fl.lower_bound(size);
-      if (it != fl.end() && it->first <= size * range) {
+      if (it != fl.end() && it->first == size) {
+        sid = it->second;
+        fl.erase(it);
+      } else if (it != fl.end() && it->first <= size * range) {
         sid = it->second;
         fl.erase(it);
       } else if (it != fl.begin()) {

@@ -252,8 +252,11 @@ Symbol Symbol::GetInternals() const {
 
 Symbol Symbol::GetChildren() const {
   Symbol s;
-  for (const auto& e : outputs)
+  std::unordered_set<const Node*> seen;
+  for (const auto& e : outputs) {
+    if (!seen.insert(e.node.get()).second) continue;  // a multi-output node's inputs once
     for (const auto& in : e.node->inputs) s.outputs.push_back(in);
+  }
   return s;
 }
 
@@ -317,14 +320,23 @@ void Symbol::SetAttr(const std::string& key, const std::string& value) {
 }
 
 std::vector<std::pair<std::string, std::string>> Symbol::ListAttrs(bool recursive) const {
+  // Annotations such as __lr_mult__ are reported under both spellings, as MXNet does.
+  auto with_plain = [](const Node& n) {
+    auto attrs = SortedAttrs(n);
+    for (const char* h : kHiddenKeys) {
+      auto it = attrs.find("__" + std::string(h) + "__");
+      if (it != attrs.end()) attrs.emplace(h, it->second);
+    }
+    return attrs;
+  };
   std::vector<std::pair<std::string, std::string>> res;
   if (!recursive) {
     if (outputs.empty()) return res;
-    for (const auto& kv : SortedAttrs(*outputs[0].node)) res.push_back(kv);
+    for (const auto& kv : with_plain(*outputs[0].node)) res.push_back(kv);
     return res;
   }
   for (const NodePtr& n : TopoNodes())
-    for (const auto& kv : SortedAttrs(*n)) res.emplace_back(n->attrs.name + "$" + kv.first, kv.second);
+    for (const auto& kv : with_plain(*n)) res.emplace_back(n->attrs.name + "$" + kv.first, kv.second);
   return res;
 }
 

@@ -73,6 +73,22 @@ void ReadStringMap(const JsonValue& obj, const std::string& where, std::unordere
   }
 }
 
+/*!
+ * \brief 0.8-era files annotate an op with "<input>_lr_mult" (e.g. weight_lr_mult) meaning
+ *        the input's variable: it becomes that variable's __lr_mult__.
+ */
+void MoveInputAnnotations(Node* n) {
+  const auto names = n->op()->InputNames(n->attrs);
+  for (const char* h : {"lr_mult", "wd_mult", "ctx_group", "force_mirroring", "mirror_stage"}) {
+    for (size_t i = 0; i < names.size() && i < n->inputs.size(); ++i) {
+      auto it = n->attrs.dict.find("__" + names[i] + "_" + h + "__");
+      if (it == n->attrs.dict.end()) continue;
+      if (n->inputs[i].node->is_variable()) n->inputs[i].node->attrs.dict["__" + std::string(h) + "__"] = it->second;
+      n->attrs.dict.erase(it);
+    }
+  }
+}
+
 uint32_t NumOutputsOf(const Node& n) { return n.is_variable() ? 1 : n.op()->NumOutputs(n.attrs); }
 
 NodeEntry ReadEntry(const JsonValue& v, const std::vector<NodePtr>& nodes, size_t limit, size_t total,
@@ -192,14 +208,20 @@ Symbol LoadJson(const std::string& text) {
         // Old files omit inputs later versions added (BatchNorm's moving statistics).
         const auto names = op->InputNames(n->attrs);
         for (size_t k = n->inputs.size(); k < nin; ++k) {
+          // As composition makes them: the op's attributes, statistics starting at 0 and 1.
           NodePtr v = Node::Create();
           v->attrs.name = name + "_" + names[k];
-          n->inputs.push_back(NodeEntry{v, 0, IsMutatedInput(*n, static_cast<uint32_t>(k)) ? 1u : 0u});
+          v->attrs.dict = n->attrs.dict;
+          const bool mutated = IsMutatedInput(*n, static_cast<uint32_t>(k));
+          if (mutated && names[k].find("var") != std::string::npos) v->attrs.dict["__init__"] = "[\"one\", {}]";
+          else if (mutated && names[k].find("mean") != std::string::npos) v->attrs.dict["__init__"] = "[\"zero\", {}]";
+          n->inputs.push_back(NodeEntry{v, 0, mutated ? 1u : 0u});
         }
       }
       if (n->inputs.size() != nin)
         Bad(where, "operator " + op_name + " takes " + std::to_string(nin) + " inputs, the file gives " +
                        std::to_string(n->inputs.size()));
+      if (legacy) MoveInputAnnotations(n.get());
     } else if (!n->inputs.empty()) {
       Bad(where, "a variable (op \"null\") cannot have inputs");
     }

@@ -4,6 +4,7 @@ import sys as _sys
 from .ndarray import (NDArray, array, empty, zeros, ones, full, arange, linspace, eye, save, load,
                       load_frombuffer, waitall, concatenate, moveaxis)
 from . import _arith, _indexing, register as _register
+from .. import _registry
 
 NDArray.__getitem__ = _indexing.getitem
 NDArray.__setitem__ = _indexing.setitem
@@ -22,15 +23,10 @@ def _method(opname):
     return fn
 
 
-# Methods 1.x NDArray forwards to same-named ops (those that exist in this build).
-for _name in ("sum", "mean", "max", "min", "prod", "nansum", "nanprod", "norm", "argmax", "argmin", "abs",
-              "sign", "sqrt", "square", "exp", "log", "relu", "sigmoid", "tanh", "softmax", "log_softmax",
-              "transpose", "flatten", "expand_dims", "squeeze", "clip", "tile", "repeat", "flip", "topk",
-              "sort", "argsort", "split", "slice", "slice_axis", "take", "pick", "one_hot", "swapaxes",
-              "broadcast_to", "broadcast_like", "round", "floor", "ceil", "trunc", "fix", "rint",
-              "reciprocal", "zeros_like", "ones_like", "diag", "pad", "depth_to_space", "space_to_depth"):
-    if _name in _register._INFOS and not hasattr(NDArray, _name):
+# Methods 1.x NDArray forwards to same-named ops (the list mx.sym's Symbol shares).
+for _name in _registry.FLUENT_METHODS:
+    if _name in _registry.INFOS and not hasattr(NDArray, _name):
         setattr(NDArray, _name, _method(_name))
 
 from . import random  # noqa: E402
-del _sys
+del _sys, _name

@@ -1,37 +1,19 @@
 """Generates the mx.nd op functions from the operator registry at import."""
 import ctypes
-import sys
-import types
 
-import numpy as np
-
-from ..base import _LIB, NDArrayHandle, check_call, c_str, c_str_array, py_str, _Null
+from .. import _registry
+from ..base import _LIB, NDArrayHandle, check_call, c_str_array, _Null
 from ..context import current_context
 from .ndarray import NDArray
 from .op_trace import STATE as _TRACE
 
-_OP_HANDLES = {}
-
-
-def _op_handle(name):
-    h = _OP_HANDLES.get(name)
-    if h is None:
-        h = ctypes.c_void_p()
-        check_call(_LIB.NNGetOpHandle(c_str(name), ctypes.byref(h)))
-        _OP_HANDLES[name] = h
-    return h
-
-
-def _param_str(key, value):
-    if key == "dtype" and not isinstance(value, str):
-        return np.dtype(value).name
-    if key == "ctx" and not isinstance(value, str):
-        return str(value)
-    if isinstance(value, bool):
-        return str(value)
-    if isinstance(value, np.generic):
-        return str(value.item())
-    return str(value)
+# Shared with mx.sym (one reading of the registry for both front ends); the old private
+# names stay importable for the modules that use them.
+_op_handle = _registry.op_handle
+_param_str = _registry.param_str
+_op_info = _registry.op_info
+_OpInfo = _registry.OpInfo
+_INFOS = _registry.INFOS
 
 
 class EncodedParams(object):
@@ -87,40 +69,6 @@ def imperative_invoke(handle, inputs, keys, vals, out=None):
     return res
 
 
-class _OpInfo(object):
-    __slots__ = ["name", "handle", "inputs", "params", "variadic", "key_var_num_args", "doc"]
-
-
-def _op_info(handle):
-    name, desc = ctypes.c_char_p(), ctypes.c_char_p()
-    num_args = ctypes.c_uint()
-    arg_names, arg_types, arg_descs = (ctypes.POINTER(ctypes.c_char_p)() for _ in range(3))
-    key_var, ret_type = ctypes.c_char_p(), ctypes.c_char_p()
-    check_call(_LIB.MXSymbolGetAtomicSymbolInfo(handle, ctypes.byref(name), ctypes.byref(desc),
-                                                ctypes.byref(num_args), ctypes.byref(arg_names),
-                                                ctypes.byref(arg_types), ctypes.byref(arg_descs),
-                                                ctypes.byref(key_var), ctypes.byref(ret_type)))
-    info = _OpInfo()
-    info.name = py_str(name.value)
-    info.handle = handle
-    info.inputs, info.params, info.variadic = [], [], False
-    info.key_var_num_args = py_str(key_var.value) if key_var.value else ""
-    lines = []
-    for i in range(num_args.value):
-        an, at, ad = py_str(arg_names[i]), py_str(arg_types[i]), py_str(arg_descs[i])
-        if at.startswith("NDArray-or-Symbol"):
-            if "[]" in at:
-                info.variadic = True
-            info.inputs.append(an)
-        elif an != info.key_var_num_args:
-            info.params.append(an)
-        lines.append("%s : %s\n    %s" % (an, at, ad))
-    info.doc = "%s\n\nParameters\n----------\n%s\nout : NDArray, optional\n    The output array.\n\n" \
-               "Returns\n-------\nout : NDArray or list of NDArrays\n    The output of this function." % (
-                   py_str(desc.value) if desc.value else "", "\n".join(lines))
-    return info
-
-
 def _call(info, args, kwargs):
     out = kwargs.pop("out", None)
     kwargs.pop("name", None)
@@ -167,50 +115,10 @@ def _make_function(info, func_name):
     return op_function
 
 
-_INFOS = {}
-
-
 def invoke_by_name(name, args, kwargs):
-    info = _INFOS.get(name)
-    if info is None:
-        info = _op_info(_op_handle(name))
-        _INFOS[name] = info
-    return _call(info, args, dict(kwargs))
-
-
-def _submodule(root, name):
-    full = root.__name__ + "." + name
-    mod = sys.modules.get(full)
-    if mod is None:
-        mod = types.ModuleType(full)
-        sys.modules[full] = mod
-        setattr(root, name, mod)
-    return mod
+    return _call(_registry.info_by_name(name), args, dict(kwargs))
 
 
 def populate(root):
     """Fills mx.nd, nd.op, nd._internal, nd.contrib, nd.linalg, ... per MXNet's naming rules."""
-    size = ctypes.c_uint()
-    names = ctypes.POINTER(ctypes.c_char_p)()
-    check_call(_LIB.MXListAllOpNames(ctypes.byref(size), ctypes.byref(names)))
-    op_mod = _submodule(root, "op")
-    internal = _submodule(root, "_internal")
-    prefixes = {"_contrib_": "contrib", "_linalg_": "linalg", "_sparse_": "sparse", "_image_": "image"}
-    for i in range(size.value):
-        name = py_str(names[i])
-        if name.startswith(("_np_", "_npi_", "_npx_")):
-            continue
-        info = _op_info(_op_handle(name))
-        info.name = name
-        _INFOS[name] = info
-        if name.startswith("_"):
-            setattr(internal, name, _make_function(info, name))
-            for prefix, sub in prefixes.items():
-                if name.startswith(prefix):
-                    short = name[len(prefix):]
-                    setattr(_submodule(root, sub), short, _make_function(info, short))
-            continue
-        fn = _make_function(info, name)
-        setattr(op_mod, name, fn)
-        if not hasattr(root, name):
-            setattr(root, name, fn)
+    _registry.populate(root, _make_function)

@@ -120,8 +120,9 @@ class Optimizer(object):
         self.lr = lr
 
     def set_lr_mult(self, args_lr_mult):
-        """Per-parameter learning-rate multipliers, by index or name."""
-        self.lr_mult = {}
+        """Per-parameter learning-rate multipliers, by index or name (the symbol's
+        __lr_mult__ attributes first, when the optimizer was given sym=)."""
+        self.lr_mult = self._sym_mults("__lr_mult__")
         self.lr_mult.update(args_lr_mult)
 
     def set_wd_mult(self, args_wd_mult):
@@ -130,7 +131,22 @@ class Optimizer(object):
         for name in self.idx2name.values():
             if not (name.endswith("_weight") or name.endswith("_gamma")):
                 self.wd_mult[name] = 0.0
+        self.wd_mult.update(self._sym_mults("__wd_mult__"))
         self.wd_mult.update(args_wd_mult)
+
+    def _sym_mults(self, key):
+        """{name: float} of the `key` attribute (__lr_mult__/__wd_mult__) on sym's nodes."""
+        if self.sym is None:
+            return {}
+        try:
+            attrs = self.sym.attr_dict()
+        except Exception:  # pylint: disable=broad-except
+            return {}
+        out = {}
+        for name, node_attrs in attrs.items():
+            if key in node_attrs:
+                out[name] = float(node_attrs[key])
+        return out
 
     def _set_current_context(self, device_id):
         """Update counts are kept per device so copies on several devices advance together."""
