@@ -209,6 +209,9 @@ CASES = [
     *[Case(op, [F(3, 4)], axis=-1) for op in ["softmax", "log_softmax", "softmin"]],
     Case("softmax", [F(3, 4)], name="temperature", axis=0, temperature=2.0),
     Case("SoftmaxOutput", [F(3, 4), I(3, hi=4)], infer=(0,)),
+    *[Case(op, [F(3, 4), F(3, 4)], infer=(0,), grad_scale=2.0)
+      for op in ["LinearRegressionOutput", "MAERegressionOutput", "LogisticRegressionOutput"]],
+    Case("MakeLoss", [F(3, 4)], grad_scale=0.5, normalization="batch"),
     Case("Dropout", [F(4, 5)], train=True, random=True, p=0.5),
     # other dtypes (same kernels both ways, so the float32 tolerances hold)
     Case("Convolution", [F(2, 3, 5, 5, dtype="float16"), F(4, 3, 3, 3, dtype="float16"), F(4, dtype="float16")],

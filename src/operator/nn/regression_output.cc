@@ -1,0 +1,224 @@
+/*!
+ * \file regression_output.cc
+ * \brief Loss heads of symbolic training: LinearRegressionOutput, MAERegressionOutput,
+ *        LogisticRegressionOutput and MakeLoss. Their forward is (almost) the identity; their
+ *        gradient ignores the head gradient, as MXNet defines them.
+ */
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "operator/nn/nn_util.h"
+
+namespace mxnet {
+namespace op {
+
+struct RegressionOutputParam : public dmlc::Parameter<RegressionOutputParam> {
+  float grad_scale;
+  DMLC_DECLARE_PARAMETER(RegressionOutputParam) {
+    DMLC_DECLARE_FIELD(grad_scale).set_default(1.0f).describe("Scale the gradient by a float factor");
+  }
+};
+DMLC_REGISTER_PARAMETER(RegressionOutputParam);
+
+struct MakeLossParam : public dmlc::Parameter<MakeLossParam> {
+  float grad_scale, valid_thresh;
+  int normalization;
+  DMLC_DECLARE_PARAMETER(MakeLossParam) {
+    DMLC_DECLARE_FIELD(grad_scale).set_default(1.0f).describe("Gradient scale as a supplement to unary and binary operators");
+    DMLC_DECLARE_FIELD(valid_thresh).set_default(0.0f)
+        .describe("clip each element in the array to 0 when it is less than valid_thresh; used with normalization 'valid'.");
+    DMLC_DECLARE_FIELD(normalization).set_default(0).add_enum("null", 0).add_enum("batch", 1).add_enum("valid", 2)
+        .describe("If 'batch', the gradient is divided by the batch size; if 'valid', by the number of elements above "
+                  "valid_thresh.");
+  }
+};
+DMLC_REGISTER_PARAMETER(MakeLossParam);
+
+namespace {
+
+enum class Regression { kLinear, kMAE, kLogistic };
+
+bool RegressionShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
+  const TShape& ds = (*in)[0];
+  if (!ds.IsKnown()) return false;
+  TShape& ls = (*in)[1];
+  // A (batch, 1) output may take (batch,) labels.
+  const TShape want = ds.ndim() == 2 && ds[1] == 1 ? TShape{ds[0]} : ds;
+  if (ls.ndim() < 0) {
+    ls = want;
+  } else {
+    MX_CHECK_KIND(ls.Size() == ds.Size(), "ValueError")
+        << attrs.op->name << ": label shape " << ls << " does not match data shape " << ds;
+  }
+  AssignShape(attrs, &(*out)[0], ds, "output", 0);
+  return true;
+}
+
+template <Regression R>
+void RegressionForward(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                       const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  if (req[0] == kNullOp) return;
+  MXNET_REAL_TYPE_SWITCH(in[0].type_flag_, D, {
+    const D* x = in[0].dptr<D>();
+    D* y = out[0].dptr<D>();
+    const int64_t n = in[0].Size();
+    for (int64_t i = 0; i < n; ++i) {
+      const double v = static_cast<double>(x[i]);
+      Store(y + i, req[0], R == Regression::kLogistic ? 1.0 / (1.0 + std::exp(-v)) : v);
+    }
+  });
+}
+
+/*! \brief inputs (output, label); outputs (ddata, dlabel = 0). */
+template <Regression R>
+void RegressionBackward(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                        const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  if (req[1] != kNullOp && req[1] != kAddTo) std::memset(out[1].dptr_, 0, out[1].Bytes());
+  if (req[0] == kNullOp) return;
+  const TShape& ls = in[1].shape_;
+  // The gradient is averaged over the outputs of one sample, as MXNet does.
+  const double per_sample = ls.ndim() > 0 && ls[0] > 0 ? static_cast<double>(ls.Size()) / ls[0] : 1.0;
+  const double scale = attrs.get<RegressionOutputParam>().grad_scale / per_sample;
+  MXNET_REAL_TYPE_SWITCH(in[0].type_flag_, D, {
+    const D* y = in[0].dptr<D>();
+    D* dx = out[0].dptr<D>();
+    std::vector<double> label(in[1].Size());
+    MXNET_TYPE_SWITCH(in[1].type_flag_, L, {
+      const L* l = in[1].dptr<L>();
+      for (size_t i = 0; i < label.size(); ++i) label[i] = static_cast<double>(l[i]);
+    });
+    for (int64_t i = 0; i < in[0].Size(); ++i) {
+      const double diff = static_cast<double>(y[i]) - label[i];
+      const double g = R == Regression::kMAE ? (diff > 0 ? 1.0 : diff < 0 ? -1.0 : 0.0) : diff;
+      Store(dx + i, req[0], g * scale);
+    }
+  });
+}
+
+template <Regression R>
+void RegisterRegression(const char* name, const char* doc) {
+  auto* reg = OpRegistry::Get();
+  const std::string backward = std::string("_backward_") + name;
+  reg->Register(name)
+      .describe(doc)
+      .set_num_inputs(2)
+      .set_num_outputs(1)
+      .set_list_input_names([](const NodeAttrs&) { return std::vector<std::string>{"data", "label"}; })
+      .add_argument("data", "NDArray-or-Symbol", "Input data to the function.")
+      .add_argument("label", "NDArray-or-Symbol", "Input label to the function.")
+      .add_arguments(RegressionOutputParam::__FIELDS__())
+      .set_attr_parser(ParamParser<RegressionOutputParam>)
+      .set_infer_shape(RegressionShape)
+      .set_infer_type([](const NodeAttrs& attrs, std::vector<int>* in, std::vector<int>* out) {
+        if ((*in)[0] < 0) return false;
+        if ((*in)[1] < 0) (*in)[1] = (*in)[0];
+        AssignType(attrs, &(*out)[0], (*in)[0], "output", 0);
+        return true;
+      })
+      .set_compute(Context::kCPU, RegressionForward<R>)
+      .set_gradient([backward](const NodePtr& n, const std::vector<NodeEntry>&) {
+        return MakeNodeOutputs(backward, n->attrs.name + "_backward", {NodeEntry{n, 0, 0}, n->inputs[1]},
+                               n->attrs.dict);
+      });
+  reg->Register(backward)
+      .describe("Gradient of a regression output with respect to data (and a zero gradient for label).")
+      .set_num_inputs(2)
+      .set_num_outputs(2)
+      .add_argument("output", "NDArray-or-Symbol", "The forward output.")
+      .add_argument("label", "NDArray-or-Symbol", "The label.")
+      .add_arguments(RegressionOutputParam::__FIELDS__())
+      .set_attr_parser(ParamParser<RegressionOutputParam>)
+      .set_infer_shape([](const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
+        AssignShape(attrs, &(*out)[0], (*in)[0], "output", 0);
+        AssignShape(attrs, &(*out)[1], (*in)[1], "output", 1);
+        return (*in)[0].IsKnown() && (*in)[1].IsKnown();
+      })
+      .set_infer_type([](const NodeAttrs& attrs, std::vector<int>* in, std::vector<int>* out) {
+        AssignType(attrs, &(*out)[0], (*in)[0], "output", 0);
+        AssignType(attrs, &(*out)[1], (*in)[1], "output", 1);
+        return (*in)[0] >= 0 && (*in)[1] >= 0;
+      })
+      .set_compute(Context::kCPU, RegressionBackward<R>);
+}
+
+/*! \brief inputs (data); output d = grad_scale / norm everywhere (the head gradient is ignored). */
+void MakeLossBackward(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                      const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  if (req[0] == kNullOp) return;
+  const auto& p = attrs.get<MakeLossParam>();
+  MXNET_REAL_TYPE_SWITCH(in[0].type_flag_, D, {
+    const D* x = in[0].dptr<D>();
+    const int64_t n = in[0].Size();
+    double norm = 1.0;
+    if (p.normalization == 1) {
+      norm = in[0].shape_.ndim() > 0 ? static_cast<double>(in[0].shape_[0]) : 1.0;
+    } else if (p.normalization == 2) {
+      int64_t valid = 0;
+      for (int64_t i = 0; i < n; ++i) valid += static_cast<double>(x[i]) > p.valid_thresh;
+      norm = static_cast<double>(valid > 0 ? valid : 1);
+    }
+    D* dx = out[0].dptr<D>();
+    for (int64_t i = 0; i < n; ++i) Store(dx + i, req[0], p.grad_scale / norm);
+  });
+}
+
+}  // namespace
+
+MXNET_REGISTER_OP(MakeLoss)
+    .describe("Makes its input a loss: the forward is the identity, the gradient is grad_scale (divided by the "
+              "batch size or the count of valid elements with normalization), whatever the head gradient.")
+    .add_alias("make_loss")
+    .set_num_inputs(1)
+    .set_num_outputs(1)
+    .add_argument("data", "NDArray-or-Symbol", "Input array.")
+    .add_arguments(MakeLossParam::__FIELDS__())
+    .set_attr_parser(ParamParser<MakeLossParam>)
+    .set_infer_shape(ElemwiseShape)
+    .set_infer_type(ElemwiseType)
+    .set_compute(Context::kCPU,
+                 [](const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                    const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+                   if (req[0] == kNullOp || req[0] == kWriteInplace) return;
+                   MXNET_REAL_TYPE_SWITCH(in[0].type_flag_, D, {
+                     const D* x = in[0].dptr<D>();
+                     D* y = out[0].dptr<D>();
+                     for (int64_t i = 0; i < in[0].Size(); ++i) Store(y + i, req[0], static_cast<double>(x[i]));
+                   });
+                 })
+    .set_gradient([](const NodePtr& n, const std::vector<NodeEntry>&) {
+      return std::vector<NodeEntry>{MakeNode("_backward_MakeLoss", n->attrs.name + "_backward", {n->inputs[0]},
+                                             n->attrs.dict)};
+    });
+
+MXNET_REGISTER_OP(_backward_MakeLoss)
+    .describe("Gradient of MakeLoss: grad_scale over the normalisation, everywhere.")
+    .set_num_inputs(1)
+    .set_num_outputs(1)
+    .add_argument("data", "NDArray-or-Symbol", "The loss input.")
+    .add_arguments(MakeLossParam::__FIELDS__())
+    .set_attr_parser(ParamParser<MakeLossParam>)
+    .set_infer_shape(ElemwiseShape)
+    .set_infer_type(ElemwiseType)
+    .set_compute(Context::kCPU, MakeLossBackward);
+
+namespace {
+[[maybe_unused]] const bool kRegistered = [] {
+  RegisterRegression<Regression::kLinear>(
+      "LinearRegressionOutput",
+      "Least squares regression head: the output is the data; the gradient is (data - label) * grad_scale / "
+      "(outputs per sample).");
+  RegisterRegression<Regression::kMAE>(
+      "MAERegressionOutput",
+      "Mean absolute error head: the output is the data; the gradient is sign(data - label) * grad_scale / "
+      "(outputs per sample).");
+  RegisterRegression<Regression::kLogistic>(
+      "LogisticRegressionOutput",
+      "Logistic regression head: the output is sigmoid(data); the gradient is (output - label) * grad_scale / "
+      "(outputs per sample).");
+  return true;
+}();
+}  // namespace
+
+}  // namespace op
+}  // namespace mxnet
