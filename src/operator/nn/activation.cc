@@ -124,9 +124,16 @@ MXNET_REGISTER_OP(Activation)
     .set_infer_type(ElemwiseType)
     .set_compute(Context::kCPU, ActivationCompute)
     .set_accepts_opaque_layout(true)
+    // Every kernel path maps element i to element i (oneDNN eltwise allows src == dst), so a
+    // graph may write the output over an input nothing else reads.
+    .set_inplace_option([](const NodeAttrs&) { return InplacePairs{{0, 0}}; })
     .set_gradient([](const NodePtr& n, const std::vector<NodeEntry>& og) {
+      // relu'(x) = [x > 0] = [y > 0]: the gradient reads the output in the input's place, so a
+      // graph need not keep the input alive for backward (in a conv-BN-ReLU chain, BN's output).
+      const NodeEntry y{n, 0, 0};
+      const bool relu = n->attrs.get<ActivationParam>().act_type == kReLU;
       return std::vector<NodeEntry>{MakeNode("_backward_Activation", n->attrs.name + "_backward",
-                                             {og[0], n->inputs[0], NodeEntry{n, 0, 0}}, n->attrs.dict)};
+                                             {og[0], relu ? y : n->inputs[0], y}, n->attrs.dict)};
     });
 
 MXNET_REGISTER_OP(_backward_Activation)
