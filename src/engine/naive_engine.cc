@@ -4,6 +4,7 @@
 #include <map>
 #include <mutex>
 
+#include "engine/cpu_load.h"
 #include "engine/device_backend.h"
 #include "engine/engine_config.h"
 #include "engine/engine_var.h"
@@ -19,7 +20,8 @@ namespace {
 class NaiveEngine final : public Engine {
  public:
   explicit NaiveEngine(const EngineConfig& config)
-      : backend_(config.device_backend ? config.device_backend : DefaultDeviceBackend()) {
+      : backend_(config.device_backend ? config.device_backend : DefaultDeviceBackend()),
+        omp_threads_(config.omp_threads_per_worker) {
     SetOmpThreadsForThisThread(config.omp_threads_per_worker);
   }
   ~NaiveEngine() override {
@@ -87,6 +89,7 @@ class NaiveEngine final : public Engine {
     if (shutdown_ && prop != FnProperty::kDeleteVar) return;
     RunContext rctx{ctx};
     if (ctx.dev_type == Context::kGPU) rctx.stream = rctx.aux_stream = GpuStream(ctx.dev_id);
+    else ApplyAdaptiveOmpThreads(omp_threads_, 1);
     const Engine::OprHooks* hooks = CurrentOprHooks();
     const bool symbolic = Engine::SymbolicPush();  // ops run on the pushing thread
     if (hooks && hooks->on_start) hooks->on_start(name, ctx, CurrentThreadId(), symbolic);
@@ -127,6 +130,7 @@ class NaiveEngine final : public Engine {
   }
 
   DeviceBackend* backend_;
+  int omp_threads_;
   std::atomic<bool> shutdown_{false};
   std::mutex streams_mu_;
   std::map<int, void*> streams_;

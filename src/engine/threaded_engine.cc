@@ -1,3 +1,4 @@
+#include "engine/cpu_load.h"
 #include "engine/threaded_engine.h"
 
 #include <memory>
@@ -48,11 +49,7 @@ void ThreadedEngine::EnterWorkerThread() { tls_worker_of = this; }
 bool ThreadedEngine::OnWorkerThread() const { return tls_worker_of == this; }
 
 void ThreadedEngine::ExecuteInline(OprBlock* block) {
-  thread_local int omp_threads_set = 0;
-  if (omp_threads_set != config_.omp_threads_per_worker) {
-    SetOmpThreadsForThisThread(config_.omp_threads_per_worker);
-    omp_threads_set = config_.omp_threads_per_worker;
-  }
+  ApplyAdaptiveOmpThreads(config_.omp_threads_per_worker, config_.cpu_worker_threads);
   const ThreadedEngine* outer = tls_worker_of;
   tls_worker_of = this;
   ExecuteOprBlock(RunContext{block->ctx}, block);

@@ -4,6 +4,7 @@
 #include <array>
 #include <mutex>
 
+#include "engine/cpu_load.h"
 #include "engine/device_backend.h"
 #include "engine/thread_policy.h"
 #include "engine/threaded_engine.h"
@@ -131,7 +132,10 @@ class ThreadedEnginePerDevice final : public ThreadedEngine {
     SetOmpThreadsForThisThread(omp_threads);
     RunContext rctx{Context::CPU()};
     OprBlock* block;
-    while (queue->Pop(&block)) ExecuteOprBlock(rctx, block);
+    while (queue->Pop(&block)) {
+      ApplyAdaptiveOmpThreads(omp_threads, config_.cpu_worker_threads);
+      ExecuteOprBlock(rctx, block);
+    }
   }
 
   /*! \brief streams: 1 or 2 for compute workers (2 = separate aux stream), 0 for copy workers. */

@@ -8,11 +8,23 @@
 #define MXNET_OPERATOR_COMMON_PARALLEL_H_
 
 #include <cstdint>
+#include <set>
+#include <string>
 
 #include "mxnet/env.h"
 
 #if MXNET_USE_OPENMP
 #include <omp.h>
+#endif
+
+/*!
+ * \brief Marks a loop the compiler must vectorise (its iterations are independent): -O2's
+ *        cost model otherwise leaves loops over vector_math.h's functions scalar.
+ */
+#if defined(_OPENMP)
+#define MXNET_SIMD _Pragma("omp simd")
+#else
+#define MXNET_SIMD _Pragma("GCC ivdep")
 #endif
 
 namespace mxnet {
@@ -29,17 +41,75 @@ inline bool UseParallel(int64_t n) {
 }
 
 /*!
+ * \brief Operator tuning (MXNET_USE_OPERATOR_TUNING, "0", "1" or a list of dtypes): whether
+ *        element loops of this dtype (-1: any) decide on threads from their measured cost
+ *        instead of their size alone.
+ */
+bool TuningEnabledFor(int dtype);
+/*! \brief A parsed MXNET_USE_OPERATOR_TUNING value. */
+struct TuningSetting {
+  explicit TuningSetting(const std::string& value);
+  bool Enabled(int dtype) const;
+  bool all{true}, none{false};
+  std::set<int> dtypes;
+};
+/*! \brief Serial time of the whole loop from which threads pay off (tuned loops). */
+constexpr int64_t kParallelWorthNs = 25000;
+/*! \brief Elements run serially to time a tuned loop (the rest is estimated from them). */
+constexpr int64_t kTuningProbe = 1024;
+/*! \brief Nanoseconds on a monotonic clock (the probe's timer). */
+int64_t TuningClockNs();
+
+/*!
+ * \brief Runs body(b, e) over [0, n) in contiguous ranges, choosing serial or parallel:
+ *        - tuning off (or this dtype not tuned): parallel from MXNET_CPU_PARALLEL_SIZE elements;
+ *        - tuning on: the first kTuningProbe elements run serially and are timed; the rest go
+ *          parallel only if their estimated serial time is at least kParallelWorthNs. An exp
+ *          is worth threads at a tenth of the elements an add is, and a loop whose threads
+ *          would mostly wait (a small op) stays on one.
+ *        Every element is visited once, so results do not depend on the choice.
+ */
+template <typename F>
+inline void TunedChunks(int64_t n, int dtype, F&& body) {
+  if (n <= 0) return;
+#if MXNET_USE_OPENMP
+  int64_t start = 0;
+  bool parallel;
+  if (!TuningEnabledFor(dtype) || n < 2 * kTuningProbe) {
+    parallel = UseParallel(n);
+  } else {
+    const int64_t t0 = TuningClockNs();
+    body(int64_t{0}, kTuningProbe);
+    const int64_t probe_ns = TuningClockNs() - t0;
+    start = kTuningProbe;
+    parallel = omp_get_max_threads() > 1 && probe_ns * (n - start) >= kParallelWorthNs * kTuningProbe;
+  }
+  if (parallel) {
+#pragma omp parallel
+    {
+      const int64_t nt = omp_get_num_threads(), t = omp_get_thread_num();
+      const int64_t len = n - start, chunk = (len + nt - 1) / nt;
+      const int64_t b = start + t * chunk, e = b + chunk < n ? b + chunk : n;
+      if (b < e) body(b, e);
+    }
+  } else if (start < n) {
+    body(start, n);
+  }
+#else
+  (void)dtype;
+  body(int64_t{0}, n);
+#endif
+}
+
+/*!
  * \brief Calls fn(i) for i in [0, n). Each index is visited exactly once, so results do
  *        not depend on the thread count when fn writes only its own element.
  */
 template <typename F>
-inline void ParallelFor(int64_t n, F&& fn) {
-  if (UseParallel(n)) {
-#pragma omp parallel for schedule(static)
-    for (int64_t i = 0; i < n; ++i) fn(i);
-  } else {
-    for (int64_t i = 0; i < n; ++i) fn(i);
-  }
+inline void ParallelFor(int64_t n, F&& fn, int dtype = -1) {
+  TunedChunks(n, dtype, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) fn(i);
+  });
 }
 
 /*!
@@ -47,24 +117,8 @@ inline void ParallelFor(int64_t n, F&& fn) {
  *        lets the body keep a tight, vectorisable inner loop.
  */
 template <typename F>
-inline void ParallelChunks(int64_t n, F&& fn) {
-  if (UseParallel(n)) {
-#pragma omp parallel
-    {
-#if MXNET_USE_OPENMP
-      const int64_t nt = omp_get_num_threads();
-      const int64_t t = omp_get_thread_num();
-#else
-      const int64_t nt = 1, t = 0;
-#endif
-      const int64_t chunk = (n + nt - 1) / nt;
-      const int64_t b = t * chunk;
-      const int64_t e = b + chunk < n ? b + chunk : n;
-      if (b < e) fn(b, e);
-    }
-  } else if (n > 0) {
-    fn(int64_t{0}, n);
-  }
+inline void ParallelChunks(int64_t n, F&& fn, int dtype = -1) {
+  TunedChunks(n, dtype, fn);
 }
 
 }  // namespace op
