@@ -292,6 +292,20 @@ class BaseModule(object):
                          allow_missing=allow_missing, force_init=force_init,
                          allow_extra=allow_extra)
 
+    def _set_params_handled(self, arg_params, aux_params, allow_missing, force_init, allow_extra):
+        """The common start of a module's set_params: without allow_missing it is init_params,
+        and already initialised parameters stay unless force_init. True when nothing is left."""
+        if not allow_missing:
+            self.init_params(initializer=None, arg_params=arg_params, aux_params=aux_params,
+                             allow_missing=allow_missing, force_init=force_init,
+                             allow_extra=allow_extra)
+            return True
+        if self.params_initialized and not force_init:
+            warnings.warn("Parameters already initialized and force_init=False. "
+                          "set_params call ignored.", stacklevel=3)
+            return True
+        return False
+
     def save_params(self, fname):
         """Saves the parameters as `arg:`/`aux:` keyed arrays (the .params format)."""
         arg_params, aux_params = self.get_params()
