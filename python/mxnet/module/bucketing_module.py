@@ -5,7 +5,6 @@ bound first; every other bucket binds with shared_module = that module, so they 
 update the same parameter arrays and share one optimizer.
 """
 import logging
-import warnings
 
 from ..context import cpu
 from ..initializer import Uniform
