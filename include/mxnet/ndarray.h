@@ -74,6 +74,13 @@ class NDArray {
   /*! \brief Converts an installed OpaqueLayout back into the plain memory and drops it. */
   void MaterializePlain() const;
   /*!
+   * \brief Gives the plain memory of a whole CPU chunk that holds a layout back to the pool: it
+   *        is stale until someone reads plainly, and MaterializePlain allocates it again then.
+   *        Only from the engine op that wrote the layout (exclusive access). Without this every
+   *        array left blocked would hold its data twice.
+   */
+  void ReleasePlainMemory() const;
+  /*!
    * \brief As data(), for callers that only read: an OpaqueLayout is converted back all the same,
    *        but a cached layout copy (cached_layout()) survives, since reading leaves it valid.
    */
@@ -150,7 +157,10 @@ class NDArray {
     Context ctx;
     engine::VarHandle var{nullptr};
     size_t bytes{0};
-    bool delay_alloc{false};
+    // Set while the plain memory is not allocated (delayed, or given back while a layout
+    // holds the data); alloc_mu orders allocation and release.
+    std::atomic<bool> delay_alloc{false};
+    std::mutex alloc_mu;
     std::atomic<uint32_t> version{0};
     bool fresh_grad{false};
     // Backend-layout copy of the data (see OpaqueLayout); has_layout lets data() skip the lock.
@@ -169,6 +179,7 @@ class NDArray {
     Chunk(size_t nbytes, Context c, bool delay);
     ~Chunk();
     void Alloc();
+    void Release();
   };
 
   std::shared_ptr<Chunk> chunk_;
@@ -187,6 +198,12 @@ class NDArray {
 struct KernelArrays {
   const std::vector<NDArray>* inputs{nullptr};
   const std::vector<NDArray>* outputs{nullptr};
+  /*!
+   * \brief The blobs the kernel was given for them. An array holding a layout may have no plain
+   *        memory (null data pointer) until converted; the conversion points these blobs at it.
+   */
+  std::vector<TBlob>* input_blobs{nullptr};
+  std::vector<TBlob>* output_blobs{nullptr};
   /*! \brief Whether the op accepts OpaqueLayouts (inputs unconverted, outputs may be left blocked);
    *         otherwise the arrays are there only for cached copies of inputs it reads. */
   bool accepts_layouts{false};

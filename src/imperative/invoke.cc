@@ -229,20 +229,26 @@ void Invoke(Context default_ctx, const op::NodeAttrs& attrs, const std::vector<N
         // plainly (after converting its inputs), so a layout still there afterwards is stale.
         // data() on the other outputs drops their cached copies, at run time: a reader pushed
         // earlier (which may still cache one) has finished by now, one pushed later has not started.
+        // An output overwritten whole (kWriteTo) drops a layout left by an earlier occupant of
+        // its memory (a graph's shared block) instead of converting data about to be replaced.
         std::vector<std::shared_ptr<const OpaqueLayout>> inplace_layout(run_out.size());
         for (size_t i = 0; i < run_out.size(); ++i) {
           if (keep_layout && req[i] == op::kWriteInplace) inplace_layout[i] = run_out[i].opaque_layout();
+          if (req[i] == op::kWriteTo && run_out[i].opaque_layout()) run_out[i].set_opaque_layout(nullptr);
           ob[i] = inplace_layout[i] ? run_out[i].data_keep_layout() : run_out[i].data();
         }
         opctx.run_ctx = rctx;
         {
-          const KernelArrays arrays{&in_copy, &run_out, keep_layout};
+          const KernelArrays arrays{&in_copy, &run_out, &ib, &ob, keep_layout};
           KernelArraysScope scope(&arrays);
           fn(*shared_attrs, opctx, ib, req, ob);
         }
-        for (size_t i = 0; i < run_out.size(); ++i)
+        for (size_t i = 0; i < run_out.size(); ++i) {
           if (inplace_layout[i] && run_out[i].opaque_layout() == inplace_layout[i])
             run_out[i].set_opaque_layout(nullptr);
+          // Left blocked: the layout holds the data, its plain memory goes back to the pool.
+          if (keep_layout && run_out[i].opaque_layout()) run_out[i].ReleasePlainMemory();
+        }
       },
       ctx, reads, writes, FnProperty::kCompute, 0, op->name.c_str());
   for (auto& o : run_out) o.BumpVersion();

@@ -15,9 +15,18 @@ NDArray::Chunk::Chunk(size_t nbytes, Context c, bool delay) : ctx(c), bytes(nbyt
 }
 
 void NDArray::Chunk::Alloc() {
-  if (!delay_alloc && handle.dptr) return;
+  std::lock_guard<std::mutex> lk(alloc_mu);
+  if (!delay_alloc.load(std::memory_order_acquire) && handle.dptr) return;
   handle = Storage::Get()->Alloc(bytes, ctx);
-  delay_alloc = false;
+  delay_alloc.store(false, std::memory_order_release);
+}
+
+void NDArray::Chunk::Release() {
+  std::lock_guard<std::mutex> lk(alloc_mu);
+  if (!handle.dptr) return;
+  Storage::Get()->Free(handle);
+  handle = Storage::Handle();
+  delay_alloc.store(true, std::memory_order_release);
 }
 
 NDArray::Chunk::~Chunk() {
@@ -49,7 +58,16 @@ NDArray::NDArray(const TShape& shape, Context ctx, bool delay_alloc, int dtype) 
 }
 
 void NDArray::CheckAndAlloc() const {
-  if (chunk_ && chunk_->delay_alloc) chunk_->Alloc();
+  // Memory given back while a layout holds the data comes back through MaterializePlain.
+  if (chunk_ && chunk_->delay_alloc.load(std::memory_order_acquire) &&
+      !chunk_->has_layout.load(std::memory_order_acquire))
+    chunk_->Alloc();
+}
+
+void NDArray::ReleasePlainMemory() const {
+  if (!chunk_ || chunk_->ctx.dev_type != Context::kCPU || !whole_chunk()) return;
+  std::lock_guard<std::mutex> lk(chunk_->layout_mu);
+  if (chunk_->layout) chunk_->Release();
 }
 
 TBlob NDArray::data() const {
@@ -68,8 +86,16 @@ TBlob NDArray::data_for_read() const {
 
 TBlob NDArray::data_keep_layout() const {
   if (!chunk_) return TBlob(nullptr, shape_, dtype_, Context());
-  CheckAndAlloc();
-  char* base = static_cast<char*>(chunk_->handle.dptr);
+  char* base;
+  if (chunk_->has_layout.load(std::memory_order_acquire)) {
+    // The layout holds the data; its plain memory may have been given back (a null pointer
+    // then, until MaterializePlain). Another reader may be converting: read under the lock.
+    std::lock_guard<std::mutex> lk(chunk_->alloc_mu);
+    base = static_cast<char*>(chunk_->handle.dptr);
+  } else {
+    CheckAndAlloc();
+    base = static_cast<char*>(chunk_->handle.dptr);
+  }
   return TBlob(base ? base + byte_offset_ : nullptr, shape_, dtype_, chunk_->ctx);
 }
 
@@ -79,7 +105,7 @@ void NDArray::MaterializePlain() const {
   // every plain reader waits for it. Readers of the layout hold their own reference.
   std::lock_guard<std::mutex> lk(chunk_->layout_mu);
   if (!chunk_->layout) return;
-  CheckAndAlloc();
+  chunk_->Alloc();  // no-op unless the plain memory was given back
   chunk_->layout->ToPlain(chunk_->handle.dptr);
   chunk_->layout.reset();
   chunk_->has_layout.store(false, std::memory_order_release);

@@ -92,14 +92,39 @@ std::shared_ptr<const BlockedData> BlockedInput(size_t i, const TBlob& x) {
   return std::dynamic_pointer_cast<const BlockedData>(a->opaque_layout());
 }
 
+namespace {
+/*!
+ * \brief After a's data came back to plain memory, points the kernel's blobs of a's chunk that
+ *        had none (its plain memory had been given back) at it.
+ */
+void RepointBlobs(const NDArray& a) {
+  const KernelArrays* k = KernelArrays::Current();
+  if (!k) return;
+  auto fix = [&a](const std::vector<NDArray>* arrays, std::vector<TBlob>* blobs) {
+    if (!arrays || !blobs) return;
+    for (size_t j = 0; j < arrays->size() && j < blobs->size(); ++j)
+      if ((*blobs)[j].dptr_ == nullptr && (*arrays)[j].SameChunk(a))
+        (*blobs)[j].dptr_ = (*arrays)[j].data_keep_layout().dptr_;
+  };
+  fix(k->inputs, k->input_blobs);
+  fix(k->outputs, k->output_blobs);
+}
+}  // namespace
+
 void PlainInput(size_t i) {
-  if (const NDArray* a = InputArray(i)) a->MaterializePlain();
+  if (const NDArray* a = InputArray(i)) {
+    a->MaterializePlain();
+    RepointBlobs(*a);
+  }
 }
 
 void PlainInputs() {
   const KernelArrays* k = KernelArrays::Current();
   if (!k || !k->inputs) return;
-  for (const NDArray& a : *k->inputs) a.MaterializePlain();
+  for (const NDArray& a : *k->inputs) {
+    a.MaterializePlain();
+    RepointBlobs(a);
+  }
 }
 
 void CopyInputInto(size_t i, const TBlob& x, const dnnl::memory::desc& plain, const dnnl::memory::desc& to, void* dst) {
