@@ -3,8 +3,11 @@
 1. Python per-op overhead of a tiny `a + b` (1 and 1000 elements), measured end to end
    (the add and a wait for its result every `--sync-every` ops), for this runtime, the real
    Apache MXNet 1.9.1 and PyTorch eager, each in its own process.
-2. Throughput of large element-wise, broadcast and reduction ops against numpy in the same
-   process, as a fraction of the memory bandwidth measured here (a large numpy copy).
+2. Throughput of large element-wise (exp, log, tanh, sigmoid, erf, pow...), broadcast and
+   reduction ops (sum, per axis, keepdims, mean) on 16M floats, and softmax / log_softmax over
+   every axis of a small and a larger 4-d array, against numpy (timed in our process) and
+   MXNet 1.9.1, with each op's bytes moved as a fraction of the memory bandwidth measured
+   here (a large numpy copy). `--skip-tiny` runs this table alone.
 
 Peers come from benchmark/python/setup_peers.sh; a missing one is reported, not skipped.
 
@@ -70,6 +73,10 @@ def peer_command(name):
     """The interpreter and environment for a peer, or (None, reason)."""
     env = dict(os.environ)
     env.setdefault("OMP_NUM_THREADS", "2")
+    if name.startswith("ours@"):  # our package on another build of the library
+        env["PYTHONPATH"] = os.path.join(REPO, "python")
+        env["MXNET_LIBRARY_PATH"] = name[len("ours@"):]
+        return [sys.executable], env
     if name == "ours":
         env["PYTHONPATH"] = os.path.join(REPO, "python")
         env.setdefault("MXNET_LIBRARY_PATH", os.path.join(REPO, "build", "libmxnet.so"))
@@ -106,51 +113,157 @@ def measure_tiny_add(ops, sync_every):
     return results
 
 
-def measure_bandwidth_and_large_ops():
-    """Runs in this process with our runtime: GB/s of numpy copy, then each op's GB/s."""
-    sys.path.insert(0, os.path.join(REPO, "python"))
-    os.environ.setdefault("MXNET_LIBRARY_PATH", os.path.join(REPO, "build", "libmxnet.so"))
+# Large ops, timed in a child process per framework (ours also times numpy there). Each
+# case: name -> (our call, numpy call or None, bytes moved). Softmax rows cover every axis of
+# a small and a larger 4-d array; "fwd+bwd" rows time autograd's forward and backward.
+LARGE_OPS = """
+import json, sys, time
+import numpy as np
+import mxnet as mx
+try:
+    from scipy.special import erf as np_erf
+except ImportError:
+    np_erf = None
+with_numpy = {with_numpy}
+
+def per_call(fn, windows=5, min_window=0.02):
+    fn()
+    reps = 1
+    while True:
+        t0 = time.perf_counter()
+        for _ in range(reps):
+            fn()
+        if time.perf_counter() - t0 >= min_window or reps >= 4096:
+            break
+        reps *= 2
+    best = float("inf")
+    for _ in range(windows):
+        t0 = time.perf_counter()
+        for _ in range(reps):
+            fn()
+        best = min(best, (time.perf_counter() - t0) / reps)
+    return best
+
+def np_softmax(x, axis, log=False):
+    z = x - x.max(axis=axis, keepdims=True)
+    if log:
+        return z - np.log(np.exp(z).sum(axis=axis, keepdims=True))
+    e = np.exp(z)
+    return e / e.sum(axis=axis, keepdims=True)
+
+rng = np.random.RandomState(0)
+n = 1 << 24  # 64 MiB per float32 array: far beyond the caches
+a_np = rng.rand(n).astype(np.float32)
+b_np = rng.rand(n).astype(np.float32)
+pos_np = a_np + np.float32(0.5)
+row_np = rng.rand(1, 4096).astype(np.float32)
+a, b, pos = mx.nd.array(a_np), mx.nd.array(b_np), mx.nd.array(pos_np)
+a2, row = a.reshape((-1, 4096)), mx.nd.array(row_np)
+a2_np = a_np.reshape(-1, 4096)
+W = lambda f: (lambda: f().wait_to_read())
+N = lambda f: f if with_numpy else None
+nb = a_np.nbytes
+cases = {{
+    "add": (W(lambda: a + b), N(lambda: a_np + b_np), 3 * nb),
+    "exp": (W(lambda: mx.nd.exp(a)), N(lambda: np.exp(a_np)), 2 * nb),
+    "log": (W(lambda: mx.nd.log(pos)), N(lambda: np.log(pos_np)), 2 * nb),
+    "tanh": (W(lambda: mx.nd.tanh(a)), N(lambda: np.tanh(a_np)), 2 * nb),
+    "sigmoid": (W(lambda: mx.nd.sigmoid(a)), N(lambda: 1 / (1 + np.exp(-a_np))), 2 * nb),
+    "erf": (W(lambda: mx.nd.erf(a)), N(lambda: np_erf(a_np)) if np_erf else None, 2 * nb),
+    "pow": (W(lambda: mx.nd.power(pos, b)), N(lambda: np.power(pos_np, b_np)), 3 * nb),
+    "broadcast_mul": (W(lambda: mx.nd.broadcast_mul(a2, row)), N(lambda: a2_np * row_np), 2 * nb),
+    "sum": (W(lambda: mx.nd.sum(a)), N(lambda: a_np.sum()), nb),
+    "sum(axis=0)": (W(lambda: mx.nd.sum(a2, axis=0)), N(lambda: a2_np.sum(axis=0)), nb),
+    "sum(axis=1)": (W(lambda: mx.nd.sum(a2, axis=1)), N(lambda: a2_np.sum(axis=1)), nb),
+    "sum(1,keep)": (W(lambda: mx.nd.sum(a2, axis=1, keepdims=True)),
+                    N(lambda: a2_np.sum(axis=1, keepdims=True)), nb),
+    "mean": (W(lambda: mx.nd.mean(a)), N(lambda: a_np.mean()), nb),
+    "mean(axis=1)": (W(lambda: mx.nd.mean(a2, axis=1)), N(lambda: a2_np.mean(axis=1)), nb),
+}}
+def fwd_bwd(x, axis):
+    def run():
+        with mx.autograd.record():
+            y = mx.nd.softmax(x, axis=axis)
+        y.backward()
+        x.grad.wait_to_read()
+    return run
+for shape in ((8, 16, 16, 16), (32, 64, 32, 32)):
+    x_np = rng.randn(*shape).astype(np.float32)
+    x = mx.nd.array(x_np)
+    tag = "x".join(map(str, shape))
+    for axis in range(4):
+        cases["softmax %s ax%d" % (tag, axis)] = (
+            W(lambda x=x, axis=axis: mx.nd.softmax(x, axis=axis)),
+            N(lambda axis=axis, x_np=x_np: np_softmax(x_np, axis)), 2 * x_np.nbytes)
+    cases["log_softmax %s ax1" % tag] = (W(lambda x=x: mx.nd.log_softmax(x, axis=1)),
+                                         N(lambda x_np=x_np: np_softmax(x_np, 1, log=True)), 2 * x_np.nbytes)
+    xg = x.copy()
+    xg.attach_grad()
+    for axis in (1, 3):
+        cases["softmax fwd+bwd %s ax%d" % (tag, axis)] = (fwd_bwd(xg, axis), None, 5 * x_np.nbytes)
+out = {{}}
+for name, (ours, ref, nbytes) in cases.items():
+    out[name] = {{"bytes": nbytes, "ours_s": per_call(ours), "numpy_s": per_call(ref) if ref else None}}
+print(json.dumps(out))
+"""
+
+
+def measure_bandwidth():
+    """GB/s of a large numpy copy (read + write), the yardstick of the bandwidth column."""
     import time
     import numpy as np
-    import mxnet as mx
-
-    def best_of(fn, reps=5):
-        fn()
-        best = float("inf")
-        for _ in range(reps):
-            t0 = time.perf_counter()
-            fn()
-            best = min(best, time.perf_counter() - t0)
-        return best
-
-    n = 1 << 24  # 64 MiB per float32 array: far beyond the caches
-    src = np.ones(n, np.float32)
+    src = np.ones(1 << 24, np.float32)
     dst = np.empty_like(src)
-    copy_s = best_of(lambda: np.copyto(dst, src))
-    bandwidth = 2 * src.nbytes / copy_s / 1e9  # read + write
+    best = float("inf")
+    for _ in range(6):
+        t0 = time.perf_counter()
+        np.copyto(dst, src)
+        best = min(best, time.perf_counter() - t0)
+    return 2 * src.nbytes / best / 1e9
 
-    a_np = np.random.rand(n).astype(np.float32)
-    b_np = np.random.rand(n).astype(np.float32)
-    row_np = np.random.rand(1, 4096).astype(np.float32)
-    a, b = mx.nd.array(a_np), mx.nd.array(b_np)
-    a2, row = a.reshape((-1, 4096)), mx.nd.array(row_np)
-    a2_np = a_np.reshape(-1, 4096)
-    cases = {
-        # name: (ours, numpy, bytes moved)
-        "add": (lambda: (a + b).wait_to_read(), lambda: a_np + b_np, 3 * a_np.nbytes),
-        "exp": (lambda: mx.nd.exp(a).wait_to_read(), lambda: np.exp(a_np), 2 * a_np.nbytes),
-        "broadcast_mul": (lambda: mx.nd.broadcast_mul(a2, row).wait_to_read(), lambda: a2_np * row_np,
-                          2 * a_np.nbytes),
-        "sum": (lambda: mx.nd.sum(a).wait_to_read(), lambda: a_np.sum(), a_np.nbytes),
-        "sum_axis1": (lambda: mx.nd.sum(a2, axis=1).wait_to_read(), lambda: a2_np.sum(axis=1), a_np.nbytes),
-    }
-    large = {}
-    for name, (ours, ref, nbytes) in cases.items():
-        t_ours, t_np = best_of(ours), best_of(ref)
-        large[name] = {"ours_GBps": nbytes / t_ours / 1e9, "numpy_GBps": nbytes / t_np / 1e9,
-                       "ours_fraction_of_bandwidth": nbytes / t_ours / 1e9 / bandwidth,
-                       "speedup_vs_numpy": t_np / t_ours}
-    return bandwidth, large
+
+def measure_large_ops(peers=("ours", "mxnet-1.9.1")):
+    """{framework: {case: {...}}} or {framework: {"missing"/"error": why}}."""
+    results = {}
+    for name in peers:
+        cmd, env = peer_command(name)
+        if cmd is None:
+            results[name] = {"missing": env}
+            continue
+        code = LARGE_OPS.format(with_numpy=name == "ours")
+        proc = subprocess.run(cmd + ["-c", code], env=env, capture_output=True, text=True, timeout=1800)
+        if proc.returncode != 0:
+            results[name] = {"error": proc.stderr.strip().splitlines()[-1] if proc.stderr else "failed"}
+        else:
+            results[name] = json.loads(proc.stdout.strip().splitlines()[-1])
+    return results
+
+
+def print_large_ops(bandwidth, large):
+    print("\nLarge ops: 16M float32 (softmax: the shapes named), ours against numpy (same process) and "
+          "MXNet 1.9.1\n(memory bandwidth measured by a numpy copy: %.1f GB/s; times are best per call)" % bandwidth)
+    ours, peer = large.get("ours", {}), large.get("mxnet-1.9.1", {})
+    other = next((v for k, v in large.items() if k.startswith("ours@")), None)
+    print("%-30s %9s %9s %10s %10s %12s %9s %9s%s" % ("op", "ours ms", "numpy ms", "ours GB/s", "numpy GB/s",
+                                                     "of bandwidth", "vs numpy", "vs 1.9.1",
+                                                     " %9s" % "vs lib" if other is not None else ""))
+    if "missing" in ours or "error" in ours:
+        print("ours: %s" % (ours.get("missing") or ours.get("error")))
+        return
+    for name, r in ours.items():
+        gbps = r["bytes"] / r["ours_s"] / 1e9
+        np_ms = "%9.3f" % (r["numpy_s"] * 1e3) if r["numpy_s"] else "%9s" % "-"
+        np_gbps = "%10.1f" % (r["bytes"] / r["numpy_s"] / 1e9) if r["numpy_s"] else "%10s" % "-"
+        vs_np = "%8.2fx" % (r["numpy_s"] / r["ours_s"]) if r["numpy_s"] else "%9s" % "-"
+        vs_peer = "%8.2fx" % (peer[name]["ours_s"] / r["ours_s"]) if name in peer else "%9s" % "-"
+        vs_lib = ""
+        if other is not None:
+            vs_lib = " %8.2fx" % (other[name]["ours_s"] / r["ours_s"]) if name in other else " %9s" % "-"
+        print("%-30s %9.3f %s %10.1f %s %11.0f%% %s %s%s" % (name, r["ours_s"] * 1e3, np_ms, gbps, np_gbps,
+                                                            100 * gbps / bandwidth, vs_np, vs_peer, vs_lib))
+    for k, v in large.items():
+        if k != "ours" and ("missing" in v or "error" in v):
+            print("%s: %s" % (k, v.get("missing") or v.get("error")))
 
 
 def main():
@@ -158,12 +271,16 @@ def main():
     parser.add_argument("--ops", type=int, default=20000, help="ops per timed window")
     parser.add_argument("--sync-every", type=int, default=100, help="wait for the result every N ops")
     parser.add_argument("--json", help="write all figures here")
+    parser.add_argument("--compare-lib", help="also time the large ops with this libmxnet.so (e.g. a "
+                        "build from before a change), shown as a 'vs lib' column")
+    parser.add_argument("--skip-tiny", action="store_true", help="only the large-op table")
     args = parser.parse_args()
 
     print("OMP_NUM_THREADS=%s" % os.environ.get("OMP_NUM_THREADS", "2 (set for peers)"))
-    tiny = measure_tiny_add(args.ops, args.sync_every)
-    print("\nPer-op overhead of a + b (us per op, best window; lower is better)")
-    print("%-16s %12s %12s" % ("framework", "1 element", "1000 elem"))
+    tiny = {} if args.skip_tiny else measure_tiny_add(args.ops, args.sync_every)
+    if tiny:
+        print("\nPer-op overhead of a + b (us per op, best window; lower is better)")
+        print("%-16s %12s %12s" % ("framework", "1 element", "1000 elem"))
     for name, r in tiny.items():
         if "1" in r:
             print("%-16s %12.2f %12.2f" % (name, r["1"], r["1000"]))
@@ -174,13 +291,10 @@ def main():
             print("ours / %s: %.2fx (1 element), %.2fx (1000)" % (
                 peer, tiny["ours"]["1"] / tiny[peer]["1"], tiny["ours"]["1000"] / tiny[peer]["1000"]))
 
-    bandwidth, large = measure_bandwidth_and_large_ops()
-    print("\nLarge ops on 16M float32 (memory bandwidth measured by a numpy copy: %.1f GB/s)" % bandwidth)
-    print("%-14s %10s %10s %12s %10s" % ("op", "ours GB/s", "numpy GB/s", "of bandwidth", "vs numpy"))
-    for name, r in large.items():
-        print("%-14s %10.1f %10.1f %11.0f%% %9.2fx" % (name, r["ours_GBps"], r["numpy_GBps"],
-                                                       100 * r["ours_fraction_of_bandwidth"],
-                                                       r["speedup_vs_numpy"]))
+    bandwidth = measure_bandwidth()
+    peers = ("ours", "mxnet-1.9.1") + (("ours@" + args.compare_lib,) if args.compare_lib else ())
+    large = measure_large_ops(peers)
+    print_large_ops(bandwidth, large)
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"tiny_add_us": tiny, "bandwidth_GBps": bandwidth, "large_ops": large}, f, indent=2)

@@ -59,15 +59,16 @@ def test_reduce_integer_and_nan():
 
 
 def test_safe_accumulation_fp16(run_python):
-    # 4096 ones + 0.5 increments: an fp16 accumulator stalls at 2048, an fp32 one does not.
+    # The mean of 70000 fp16 ones: an fp16 accumulator overflows (fp16's max is 65504) in any
+    # summation order (the sums run in 32 lanes, pairwise), a float32 one does not.
     code = ("import mxnet as mx, numpy as np\n"
-            "x = mx.nd.ones((5000,), dtype='float16')\n"
-            "print(float(mx.nd.sum(x).astype('float32').asnumpy()[0]))\n")
+            "x = mx.nd.ones((70000,), dtype='float16')\n"
+            "print(float(mx.nd.mean(x).astype('float32').asnumpy()[0]))\n")
     on = run_python(code, MXNET_SAFE_ACCUMULATION="1")
     off = run_python(code, MXNET_SAFE_ACCUMULATION="0")
     assert on.returncode == 0 and off.returncode == 0, on.stderr + off.stderr
-    assert float(on.stdout.split()[-1]) == 5000.0
-    assert float(off.stdout.split()[-1]) == 2048.0
+    assert float(on.stdout.split()[-1]) == 1.0
+    assert not np.isfinite(float(off.stdout.split()[-1]))  # inf / fp16(70000) = inf / inf
 
 
 def test_reduce_large_parallel_deterministic():

@@ -9,6 +9,8 @@
 #include <cmath>
 #include <type_traits>
 
+#include "operator/common/vector_math.h"
+
 namespace mxnet {
 namespace op {
 namespace math {
@@ -40,9 +42,14 @@ inline C mod(C a, C b) {
   }
 }
 
+/*! \brief float (and fp16/bf16) through vector_math.h's Pow, which vectorises; others via double. */
 template <typename C>
 inline C power(C a, C b) {
-  return C(std::pow(static_cast<double>(a), static_cast<double>(b)));
+  if constexpr (std::is_same_v<C, float>) {
+    return vmath::Pow(a, b);
+  } else {
+    return C(std::pow(static_cast<double>(a), static_cast<double>(b)));
+  }
 }
 
 }  // namespace math

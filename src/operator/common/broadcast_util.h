@@ -129,9 +129,11 @@ inline void BroadcastBinary(const TShape& as, const T* a, const TShape& bs, cons
         Store(po + i, req, f(static_cast<C>(pa[i * sa]), static_cast<C>(pb[i * sb])));
     } else if (sa == 1 && sb == 0) {
       const C vb = static_cast<C>(pb[0]);
+      MXNET_SIMD
       for (int64_t i = 0; i < len; ++i) po[i] = static_cast<T>(f(static_cast<C>(pa[i]), vb));
     } else if (sa == 0 && sb == 1) {
       const C va = static_cast<C>(pa[0]);
+      MXNET_SIMD
       for (int64_t i = 0; i < len; ++i) po[i] = static_cast<T>(f(va, static_cast<C>(pb[i])));
     } else {
       for (int64_t i = 0; i < len; ++i)

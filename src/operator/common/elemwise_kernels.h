@@ -51,14 +51,19 @@ inline void Store(T* out, OpReqType req, V v) {
   }
 }
 
-/*! \brief out[i] = f(in[i]) in the compute type; in and out may alias. */
+/*!
+ * \brief out[i] = f(in[i]) in the compute type; in and out may alias. The chunk body is
+ *        flattened (f and what it calls inlined): a call left in the loop, such as a large
+ *        vector_math.h function past the inliner's limits, keeps it scalar.
+ */
 template <typename T, typename C = compute_t<T>, typename F>
 inline void MapUnary(const T* in, T* out, int64_t n, OpReqType req, F f) {
   if (req == kNullOp) return;
-  ParallelChunks(n, [&](int64_t b, int64_t e) {
+  ParallelChunks(n, [&](int64_t b, int64_t e) __attribute__((flatten)) {
     if (req == kAddTo) {
       for (int64_t i = b; i < e; ++i) Store(out + i, req, f(static_cast<C>(in[i])));
     } else {
+      MXNET_SIMD
       for (int64_t i = b; i < e; ++i) out[i] = static_cast<T>(f(static_cast<C>(in[i])));
     }
   });
@@ -68,10 +73,11 @@ inline void MapUnary(const T* in, T* out, int64_t n, OpReqType req, F f) {
 template <typename T, typename C = compute_t<T>, typename F>
 inline void MapBinary(const T* a, const T* b, T* out, int64_t n, OpReqType req, F f) {
   if (req == kNullOp) return;
-  ParallelChunks(n, [&](int64_t s, int64_t e) {
+  ParallelChunks(n, [&](int64_t s, int64_t e) __attribute__((flatten)) {  // as MapUnary
     if (req == kAddTo) {
       for (int64_t i = s; i < e; ++i) Store(out + i, req, f(static_cast<C>(a[i]), static_cast<C>(b[i])));
     } else {
+      MXNET_SIMD
       for (int64_t i = s; i < e; ++i) out[i] = static_cast<T>(f(static_cast<C>(a[i]), static_cast<C>(b[i])));
     }
   });

@@ -4,7 +4,8 @@
  *        (adjacent dims of the same kind merged); each output element walks its reduced
  *        elements with an odometer. When there are few outputs and many reduced elements,
  *        the reduced range is cut into fixed-size blocks whose partials are merged in
- *        order, so the result does not depend on the number of threads.
+ *        order, so the result does not depend on the number of threads. Contiguous runs and
+ *        contiguous rows of outputs take vectorised, pairwise/blocked loops (below).
  */
 #ifndef MXNET_OPERATOR_COMMON_REDUCE_KERNELS_H_
 #define MXNET_OPERATOR_COMMON_REDUCE_KERNELS_H_
@@ -73,12 +74,15 @@ inline int64_t KeptOffset(const ReducePlan& p, int64_t o) {
   return off;
 }
 
-/*! \brief Visits reduced elements [k0, k1) of one output: fn(input_offset). */
+/*!
+ * \brief Visits reduced elements [k0, k1) of one output as runs along the innermost reduced
+ *        dim: fn(first_offset, length, stride).
+ */
 template <typename F>
-inline void WalkReduced(const ReducePlan& p, int64_t base, int64_t k0, int64_t k1, F fn) {
+inline void WalkReducedRuns(const ReducePlan& p, int64_t base, int64_t k0, int64_t k1, F fn) {
   const int nr = static_cast<int>(p.rshape.size());
   if (nr == 0) {
-    if (k0 < k1) fn(base);
+    if (k0 < k1) fn(base, int64_t{1}, int64_t{1});
     return;
   }
   int64_t idx[64] = {0};  // MXNet caps ndim at 32
@@ -92,7 +96,7 @@ inline void WalkReduced(const ReducePlan& p, int64_t base, int64_t k0, int64_t k
   int64_t k = k0;
   while (k < k1) {
     const int64_t run = std::min(inner - idx[nr - 1], k1 - k);
-    for (int64_t i = 0; i < run; ++i) fn(off + i * ist);
+    fn(off, run, ist);
     k += run;
     off += run * ist;
     idx[nr - 1] += run;
@@ -103,6 +107,14 @@ inline void WalkReduced(const ReducePlan& p, int64_t base, int64_t k0, int64_t k
       off += p.rstride[d - 1];
     }
   }
+}
+
+/*! \brief Visits reduced elements [k0, k1) of one output: fn(input_offset). */
+template <typename F>
+inline void WalkReduced(const ReducePlan& p, int64_t base, int64_t k0, int64_t k1, F fn) {
+  WalkReducedRuns(p, base, k0, k1, [&](int64_t off, int64_t run, int64_t st) {
+    for (int64_t i = 0; i < run; ++i) fn(off + i * st);
+  });
 }
 
 // Reducers over an accumulator type A: Map (element -> A), Combine, identity, Finalize.
@@ -160,6 +172,77 @@ struct L2Reducer : SumReducer {
 
 /*! \brief Reduced elements per block when one output's reduction is split across threads. */
 constexpr int64_t kReduceBlock = 1 << 15;
+/*! \brief Independent accumulators of a contiguous run (vector registers' worth, several deep). */
+constexpr int64_t kReduceLanes = 32;
+/*! \brief Contiguous runs longer than this are halved and the halves combined (pairwise). */
+constexpr int64_t kReduceLeaf = 1024;
+
+/*!
+ * \brief Combine of Map over n contiguous elements: kReduceLanes accumulators in a
+ *        vectorised loop, halves combined pairwise above kReduceLeaf, so a float32 sum's
+ *        error grows with log(n) instead of n. The order depends on n only.
+ */
+template <typename R, typename A, typename T>
+inline A ReduceRun(const T* x, int64_t n) {
+  using CT = compute_t<T>;
+  if (n > kReduceLeaf) {
+    const int64_t half = n / 2 / kReduceLanes * kReduceLanes;
+    A a = ReduceRun<R, A>(x, half);
+    R::Combine(&a, ReduceRun<R, A>(x + half, n - half));
+    return a;
+  }
+  A acc[kReduceLanes];
+  for (int64_t j = 0; j < kReduceLanes; ++j) acc[j] = R::template Init<A>();
+  int64_t i = 0;
+  for (; i + kReduceLanes <= n; i += kReduceLanes) {
+    MXNET_SIMD
+    for (int64_t j = 0; j < kReduceLanes; ++j) R::Combine(&acc[j], R::Map(static_cast<A>(static_cast<CT>(x[i + j]))));
+  }
+  for (int64_t w = kReduceLanes / 2; w > 0; w /= 2)
+    for (int64_t j = 0; j < w; ++j) R::Combine(&acc[j], acc[j + w]);
+  for (; i < n; ++i) R::Combine(&acc[0], R::Map(static_cast<A>(static_cast<CT>(x[i]))));
+  return acc[0];
+}
+
+/*!
+ * \brief Outputs whose innermost kept dim is contiguous and at least 16 long (sum over
+ *        axis 0, or over the channels of NCHW): tiles of that dim accumulate input rows
+ *        in a vectorised loop, instead of each output striding through memory alone. Reduced
+ *        rows are combined in blocks of kRowBlock, then the blocks (two-level summation).
+ *        False when the layout is not this one.
+ */
+template <typename R, typename A, typename T, typename O>
+inline bool ReduceKeptInner(const ReducePlan& p, const T* in, O* out, OpReqType req) {
+  if (p.kshape.empty() || p.rshape.empty() || p.kstride.back() != 1 || p.kshape.back() < 16) return false;
+  using CT = compute_t<T>;
+  // Wide tiles read long contiguous stretches of each row; 2 x 2048 doubles fit in L1/L2.
+  constexpr int64_t kTile = 2048, kRowBlock = 64;
+  const int64_t L = p.kshape.back(), tiles_per_row = (L + kTile - 1) / kTile;
+  const int64_t ntiles = p.M / L * tiles_per_row;
+  auto tile = [&](int64_t t) {
+    const int64_t q = t / tiles_per_row, j0 = t % tiles_per_row * kTile, len = std::min(kTile, L - j0);
+    const int64_t base = KeptOffset(p, q * L) + j0;
+    A acc[kTile], blk[kTile];
+    for (int64_t j = 0; j < len; ++j) acc[j] = R::template Init<A>();
+    for (int64_t k0 = 0; k0 < p.K; k0 += kRowBlock) {
+      for (int64_t j = 0; j < len; ++j) blk[j] = R::template Init<A>();
+      WalkReduced(p, base, k0, std::min(p.K, k0 + kRowBlock), [&](int64_t off) {
+        const T* row = in + off;
+        MXNET_SIMD
+        for (int64_t j = 0; j < len; ++j) R::Combine(&blk[j], R::Map(static_cast<A>(static_cast<CT>(row[j]))));
+      });
+      for (int64_t j = 0; j < len; ++j) R::Combine(&acc[j], blk[j]);
+    }
+    for (int64_t j = 0; j < len; ++j) Store(out + q * L + j0 + j, req, R::Finalize(acc[j], p.K));
+  };
+  if (UseParallel(p.M * p.K) && ntiles > 1) {
+#pragma omp parallel for schedule(static)
+    for (int64_t t = 0; t < ntiles; ++t) tile(t);
+  } else {
+    for (int64_t t = 0; t < ntiles; ++t) tile(t);
+  }
+  return true;
+}
 
 /*!
  * \brief out[o] = Finalize(Combine over reduced elements of Map(A(in))). A is the
@@ -168,11 +251,17 @@ constexpr int64_t kReduceBlock = 1 << 15;
 template <typename R, typename A, typename T, typename O>
 inline void Reduce(const ReducePlan& p, const T* in, O* out, OpReqType req) {
   if (req == kNullOp) return;
+  if (p.K > 0 && ReduceKeptInner<R, A>(p, in, out, req)) return;
   using CT = compute_t<T>;
+  const bool contiguous = !p.rstride.empty() && p.rstride.back() == 1;
   auto one = [&](int64_t base, int64_t k0, int64_t k1) {
     A acc = R::template Init<A>();
-    WalkReduced(p, base, k0, k1, [&](int64_t off) {
-      R::Combine(&acc, R::Map(static_cast<A>(static_cast<CT>(in[off]))));
+    WalkReducedRuns(p, base, k0, k1, [&](int64_t off, int64_t run, int64_t st) {
+      if (contiguous) {
+        R::Combine(&acc, ReduceRun<R, A>(in + off, run));
+      } else {
+        for (int64_t i = 0; i < run; ++i) R::Combine(&acc, R::Map(static_cast<A>(static_cast<CT>(in[off + i * st]))));
+      }
     });
     return acc;
   };

@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "operator/common/special_functions.h"
+#include "operator/common/vector_math.h"
 
 namespace mxnet {
 namespace op {
@@ -45,6 +46,28 @@ MXNET_ROUNDING(rint)
 MXNET_ROUNDING(trunc)
 #undef MXNET_ROUNDING
 
+// float (also fp16/bf16's compute type) takes vector_math.h so the loops vectorise; other
+// types keep libm.
+#define MXNET_VECTOR_OR_STD(fn, vexpr, stdexpr)      \
+  template <typename C>                              \
+  inline C fn(C x) {                                 \
+    if constexpr (std::is_same_v<C, float>) {        \
+      return vexpr;                                  \
+    } else {                                         \
+      return stdexpr;                                \
+    }                                                \
+  }
+MXNET_VECTOR_OR_STD(exp_, vmath::Exp(x), std::exp(x))
+MXNET_VECTOR_OR_STD(expm1_, vmath::Expm1(x), std::expm1(x))
+MXNET_VECTOR_OR_STD(log_, vmath::Log(x), std::log(x))
+MXNET_VECTOR_OR_STD(log1p_, vmath::Log1p(x), std::log1p(x))
+MXNET_VECTOR_OR_STD(log2_, vmath::Log(x) * 1.44269504088896341f, std::log2(x))
+MXNET_VECTOR_OR_STD(log10_, vmath::Log(x) * 0.434294481903251828f, std::log10(x))
+MXNET_VECTOR_OR_STD(tanh_, vmath::Tanh(x), std::tanh(x))
+MXNET_VECTOR_OR_STD(sigmoid_, vmath::Sigmoid(x), C(C(1) / (C(1) + std::exp(-x))))
+MXNET_VECTOR_OR_STD(erf_, vmath::Erf(x), std::erf(x))
+#undef MXNET_VECTOR_OR_STD
+
 }  // namespace math
 
 // X(name, forward of x, derivative given x and y = forward(x)).
@@ -58,12 +81,12 @@ MXNET_ROUNDING(trunc)
   X(sqrt, C(std::sqrt(x)), C(C(0.5) / y))                                                    \
   X(rsqrt, C(C(1) / std::sqrt(x)), C(C(-0.5) * y * y * y))                                   \
   X(cbrt, C(std::cbrt(x)), C(C(1) / (C(3) * y * y)))                                         \
-  X(exp, C(std::exp(x)), y)                                                                  \
-  X(expm1, C(std::expm1(x)), C(y + C(1)))                                                    \
-  X(log, C(std::log(x)), C(C(1) / x))                                                        \
-  X(log1p, C(std::log1p(x)), C(C(1) / (C(1) + x)))                                           \
-  X(log2, C(std::log2(x)), C(C(1) / (x * C(M_LN2))))                                         \
-  X(log10, C(std::log10(x)), C(C(1) / (x * C(M_LN10))))                                      \
+  X(exp, C(math::exp_(x)), y)                                                                  \
+  X(expm1, C(math::expm1_(x)), C(y + C(1)))                                                    \
+  X(log, C(math::log_(x)), C(C(1) / x))                                                        \
+  X(log1p, C(math::log1p_(x)), C(C(1) / (C(1) + x)))                                           \
+  X(log2, C(math::log2_(x)), C(C(1) / (x * C(M_LN2))))                                         \
+  X(log10, C(math::log10_(x)), C(C(1) / (x * C(M_LN10))))                                      \
   X(sin, C(std::sin(x)), C(std::cos(x)))                                                     \
   X(cos, C(std::cos(x)), C(-std::sin(x)))                                                    \
   X(tan, C(std::tan(x)), C(C(1) + y * y))                                                    \
@@ -72,17 +95,17 @@ MXNET_ROUNDING(trunc)
   X(arctan, C(std::atan(x)), C(C(1) / (C(1) + x * x)))                                       \
   X(sinh, C(std::sinh(x)), C(std::cosh(x)))                                                  \
   X(cosh, C(std::cosh(x)), C(std::sinh(x)))                                                  \
-  X(tanh, C(std::tanh(x)), C(C(1) - y * y))                                                  \
+  X(tanh, C(math::tanh_(x)), C(C(1) - y * y))                                                  \
   X(arcsinh, C(std::asinh(x)), C(C(1) / std::sqrt(x * x + C(1))))                            \
   X(arccosh, C(std::acosh(x)), C(C(1) / std::sqrt(x * x - C(1))))                            \
   X(arctanh, C(std::atanh(x)), C(C(1) / (C(1) - x * x)))                                     \
   X(degrees, C(x * C(180.0 / M_PI)), C(180.0 / M_PI))                                        \
   X(radians, C(x * C(M_PI / 180.0)), C(M_PI / 180.0))                                        \
-  X(sigmoid, C(C(1) / (C(1) + std::exp(-x))), C(y * (C(1) - y)))                             \
+  X(sigmoid, C(math::sigmoid_(x)), C(y * (C(1) - y)))                             \
   X(relu, C(x > C(0) ? x : C(0)), C(x > C(0) ? C(1) : C(0)))                                 \
   X(softsign, C(x / (C(1) + math::absval(x))),                                               \
     C(C(1) / ((C(1) + math::absval(x)) * (C(1) + math::absval(x)))))                         \
-  X(erf, C(std::erf(x)), C(C(M_2_SQRTPI) * std::exp(-x * x)))                                \
+  X(erf, C(math::erf_(x)), C(C(M_2_SQRTPI) * math::exp_(C(-x * x))))                                \
   X(erfinv, C(math::erfinv(x)), C(C(1.0 / M_2_SQRTPI) * std::exp(y * y)))             \
   X(gamma, C(std::tgamma(x)), C(y * math::digamma(x)))                                       \
   X(gammaln, C(std::lgamma(x)), C(math::digamma(x)))                                         \

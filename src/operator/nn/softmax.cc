@@ -1,9 +1,10 @@
 /*!
  * \file softmax.cc
  * \brief softmax, log_softmax and softmin along an axis (temperature, output dtype, length
- *        masking) and their `_backward_*` ops. oneDNN softmax / logsoftmax take float32
- *        without length masking (temperature and softmin's sign as a scale of the input);
- *        otherwise the reference loops below.
+ *        masking) and their `_backward_*` ops. float32 without length masking runs
+ *        softmax_inner.h's tiled kernels over a non-last axis and oneDNN softmax / logsoftmax
+ *        over the last (temperature and softmin's sign as a scale of the input); otherwise
+ *        the reference loops below.
  */
 #include <cmath>
 #include <limits>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "operator/nn/nn_util.h"
+#include "operator/nn/softmax_inner.h"
 #include "operator/nn/onednn/onednn_ops.h"
 
 namespace mxnet {
@@ -134,15 +136,24 @@ void SoftmaxGradPlain(SoftmaxKind kind, const AxisView& v, double temp, const DO
   }
 }
 
+/*! \brief softmax(x/T), log_softmax(x/T) and softmin(x) = softmax(-x/T) as softmax of scale * x. */
+float InputScale(SoftmaxKind kind, double temp) {
+  return static_cast<float>((kind == kSoftmin ? -1.0 : 1.0) / temp);
+}
+
+/*!
+ * \brief float32 over a non-last axis without length masking: the tiled kernels. oneDNN's
+ *        softmax on a strided axis ran 3-100x slower than they do; on the last axis it is fast.
+ */
+bool UseInnerKernel(const AxisView& v, const TBlob& data, const TBlob& res, const TBlob* len) {
+  return !len && v.inner > 1 && data.type_flag_ == kFloat32 && res.type_flag_ == kFloat32;
+}
+
 #if MXNET_USE_ONEDNN
 /*! \brief float32 in and out, no length masking, overwritten output, a rank oneDNN takes. */
 bool UseOneDNN(const TBlob& data, const TBlob& res, OpReqType req, const TBlob* len) {
   return onednn::Enabled() && !len && req != kAddTo && data.type_flag_ == kFloat32 && res.type_flag_ == kFloat32 &&
          data.Size() > 0 && data.ndim() <= 6;
-}
-/*! \brief softmax(x/T), log_softmax(x/T) and softmin(x) = softmax(-x/T) as oneDNN softmax of scale * x. */
-float OneDNNScale(SoftmaxKind kind, double temp) {
-  return static_cast<float>((kind == kSoftmin ? -1.0 : 1.0) / temp);
 }
 void ScaleInto(const TBlob& src, const TBlob& dst, float scale) {
   const float* x = src.dptr<float>();
@@ -159,9 +170,13 @@ void SoftmaxCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vec
   const double temp = p.temperature.has_value() ? p.temperature.value() : 1.0;
   const AxisView v(attrs, in[0].shape_);
   const TBlob* len = UseLength(attrs) ? &in[1] : nullptr;
+  if (req[0] != kAddTo && UseInnerKernel(v, in[0], out[0], len)) {
+    return SoftmaxInnerForward(kKind == kLogSoftmax, InputScale(kKind, temp), v.outer, v.n, v.inner,
+                               in[0].dptr<float>(), out[0].dptr<float>());
+  }
 #if MXNET_USE_ONEDNN
   if (UseOneDNN(in[0], out[0], req[0], len)) {
-    const float scale = OneDNNScale(kKind, temp);
+    const float scale = InputScale(kKind, temp);
     if (scale == 1.f) return onednn::SoftmaxForward(kKind == kLogSoftmax, in[0], out[0], v.axis);
     // softmax(x / T) = softmax of the scaled copy, computed in place in the output.
     ScaleInto(in[0], out[0], scale);
@@ -185,11 +200,15 @@ void SoftmaxBackward(const NodeAttrs& attrs, const OpContext& ctx, const std::ve
   const auto& p = attrs.get<SoftmaxParam>();
   const double temp = p.temperature.has_value() ? p.temperature.value() : 1.0;
   const AxisView v(attrs, in[1].shape_);
+  if (UseInnerKernel(v, in[1], out[0], len) && in[0].type_flag_ == kFloat32) {
+    return SoftmaxInnerBackward(kKind == kLogSoftmax, InputScale(kKind, temp), v.outer, v.n, v.inner,
+                                in[0].dptr<float>(), in[1].dptr<float>(), out[0].dptr<float>(), req[0] == kAddTo);
+  }
 #if MXNET_USE_ONEDNN
   if (UseOneDNN(in[1], out[0], req[0], len)) {
     // d softmax(s * x) / dx = s * (the Jacobian at s * x), so the gradient is scaled after.
     onednn::SoftmaxBackward(kKind == kLogSoftmax, in[0], in[1], out[0], v.axis);
-    const float scale = OneDNNScale(kKind, temp);
+    const float scale = InputScale(kKind, temp);
     if (scale != 1.f) ScaleInto(out[0], out[0], scale);
     return;
   }
