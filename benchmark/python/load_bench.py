@@ -121,10 +121,11 @@ def main(argv=None):
     ap.add_argument("--repeats", type=int, default=20)
     ap.add_argument("--loads", default="0,1,2", help="background process counts")
     ap.add_argument("--rounds", type=int, default=1)
+    ap.add_argument("--frameworks", default="ours,mxnet-1.9.1,pytorch", help="comma list to run")
     args = ap.parse_args(argv)
-    fws = frameworks()
+    fws = [f for f in frameworks() if f[0] in args.frameworks.split(",")]
     names = [f[0] for f in fws]
-    missing = {"mxnet-1.9.1", "pytorch"} - set(names)
+    missing = ({"mxnet-1.9.1", "pytorch"} & set(args.frameworks.split(","))) - set(names)
     if missing:
         print("peers missing (bash benchmark/python/setup_peers.sh): %s" % ", ".join(sorted(missing)))
     results = {}

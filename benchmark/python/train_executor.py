@@ -133,10 +133,10 @@ def run_steps(mx, step, args, extra=None):
 CONFIGS = [
     # name, interpreter ("ours" / "peer"), worker, extra environment
     ("ours executor", "ours", "executor", {}),
-    ("ours executor, mirror", "ours", "executor", {"MXNET_BACKWARD_DO_MIRROR": "1"}),
+    ("ours executor + mirror", "ours", "executor", {"MXNET_BACKWARD_DO_MIRROR": "1"}),
     ("ours Gluon (imperative)", "ours", "gluon", {}),
     ("MXNet 1.9.1 executor", "peer", "executor", {}),
-    ("MXNet 1.9.1 executor, mirror", "peer", "executor", {"MXNET_BACKWARD_DO_MIRROR": "1"}),
+    ("MXNet 1.9.1 executor + mirror", "peer", "executor", {"MXNET_BACKWARD_DO_MIRROR": "1"}),
 ]
 
 
@@ -199,7 +199,7 @@ def main(argv=None):
         planned = runs[0].get("planned_bytes")
         print("| %s | %.2f | %.2f | %.0f | %s |" % (name, ips, ratio, rss,
                                                   "%.0f" % (planned / 2**20) if planned else "-"))
-    base, mirror = results.get("ours executor"), results.get("ours executor, mirror")
+    base, mirror = results.get("ours executor"), results.get("ours executor + mirror")
     if base and mirror and base[0].get("planned_bytes"):
         print("\nMirroring: planned memory %.0f -> %.0f MB (%.0f%% less), speed %.2fx" % (
             base[0]["planned_bytes"] / 2**20, mirror[0]["planned_bytes"] / 2**20,

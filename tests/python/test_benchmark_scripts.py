@@ -189,3 +189,17 @@ def test_train_lenet_rounds_report_medians(tmp_path):
     assert float(cells[2]) == pytest.approx(lenet[1], abs=0.006)  # the median, as printed
     assert cells[7] == " / ".join("%.2f" % rec["seconds"] for rec in records
                                   if rec.get("task") == "lenet")
+
+
+def test_train_executor_quick_on_ours(tmp_path):
+    r = run("train_executor.py", ["--quick", "--classes", "10", "--only", "ours executor,ours executor + mirror"])
+    assert r.returncode == 0, r.stderr
+    assert "| ours executor | " in r.stdout and "| ours executor + mirror | " in r.stdout
+    assert "Mirroring: planned memory" in r.stdout
+
+
+def test_load_bench_on_ours_quiet(tmp_path):
+    r = run("load_bench.py", ["--repeats", "2", "--loads", "0,1", "--frameworks", "ours"])
+    assert r.returncode == 0, r.stderr
+    for case in ("LeNet training step (ms)", "ResNet-18 b1 forward (ms)", "LeakyReLU (8,16,16,16) (us)"):
+        assert "| %s | 0 |" % case in r.stdout and "| %s | 1 |" % case in r.stdout
