@@ -1,7 +1,7 @@
 """Checkpoints written by the real MXNet 1.9.1 load and predict the same here, and ours load
 there.
 
-/work/shared/fixtures/mxnet/models holds, per model, prefix-symbol.json, prefix-NNNN.params,
+<checkout>/../shared/fixtures/mxnet/models holds, per model, prefix-symbol.json, prefix-NNNN.params,
 prefix-input.npy and prefix-output.npy (the output MXNet 1.9.1 computed for that input in
 inference mode). The peer tests run MXNet 1.9.1 itself when benchmark/python/setup_peers.sh
 has installed it (benchmark/.peers/mxnet191); they skip otherwise.
@@ -17,7 +17,8 @@ import pytest
 import mxnet as mx
 from conftest import REPO
 
-FIXTURES = "/work/shared/fixtures/mxnet/models"
+# The shared fixtures live beside the checkout (<checkout>/../shared).
+FIXTURES = os.path.abspath(os.path.join(REPO, "..", "shared", "fixtures", "mxnet", "models"))
 PEER_PYTHON = os.path.join(REPO, "benchmark", ".peers", "mxnet191", "bin", "python")
 TOL = 1e-4
 
