@@ -24,17 +24,21 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 PEER_PY = os.path.join(REPO, "benchmark", ".peers", "mxnet191", "bin", "python")
 
-MXNET_WORKER = r"""
-import json, sys, time, numpy as np, mxnet as mx
-from mxnet import gluon, autograd
+# Shared by the workers: the repeat count from argv and a median timer.
+PRELUDE = r"""
+import json, statistics, sys, time
 R = int(sys.argv[1])
 def med(f, n):
     ts = []
     for _ in range(n):
         t = time.perf_counter(); f(); ts.append(time.perf_counter() - t)
     return statistics.median(ts)
-import statistics
 out = {}
+"""
+
+MXNET_WORKER = PRELUDE + r"""
+import numpy as np, mxnet as mx
+from mxnet import gluon, autograd
 # LeNet training step, as the main job builds it
 net = gluon.nn.HybridSequential()
 net.add(gluon.nn.Conv2D(20, 5, activation="relu"), gluon.nn.MaxPool2D(2, 2),
@@ -62,15 +66,8 @@ out["leakyrelu_us"] = med(small, R * 10) * 1e6
 print(json.dumps(out))
 """
 
-TORCH_WORKER = r"""
-import json, sys, time, statistics, torch, torchvision
-R = int(sys.argv[1])
-def med(f, n):
-    ts = []
-    for _ in range(n):
-        t = time.perf_counter(); f(); ts.append(time.perf_counter() - t)
-    return statistics.median(ts)
-out = {}
+TORCH_WORKER = PRELUDE + r"""
+import torch, torchvision
 nn = torch.nn
 net = nn.Sequential(nn.Conv2d(1, 20, 5), nn.ReLU(), nn.MaxPool2d(2, 2), nn.Conv2d(20, 50, 5), nn.ReLU(),
                     nn.MaxPool2d(2, 2), nn.Flatten(), nn.Linear(800, 500), nn.ReLU(), nn.Linear(500, 10))

@@ -98,6 +98,18 @@ def op_info(handle):
     return info
 
 
+def name_positional(info, args, kwargs):
+    """Moves positional arguments of a non-variadic op call into kwargs by the op's argument
+    names (inputs, then parameters), as Python binds them; both front ends call it."""
+    names = info.inputs + info.params
+    if len(args) > len(names):
+        raise TypeError("%s takes at most %d positional arguments, got %d" % (info.name, len(names), len(args)))
+    for i, a in enumerate(args):
+        if names[i] in kwargs:
+            raise TypeError("%s got multiple values for argument '%s'" % (info.name, names[i]))
+        kwargs[names[i]] = a
+
+
 def info_by_name(name):
     """The OpInfo of a registered op by name (read on first use)."""
     info = INFOS.get(name)

@@ -78,13 +78,7 @@ def _call(info, args, kwargs):
         if len(inputs) == 1 and isinstance(inputs[0], (list, tuple)):
             inputs = list(inputs[0])
     else:
-        names = info.inputs + info.params
-        if len(args) > len(names):
-            raise TypeError("%s takes at most %d positional arguments, got %d" % (info.name, len(names), len(args)))
-        for i, a in enumerate(args):
-            if names[i] in kwargs:
-                raise TypeError("%s got multiple values for argument '%s'" % (info.name, names[i]))
-            kwargs[names[i]] = a
+        _registry.name_positional(info, args, kwargs)
         for n in info.inputs:
             v = kwargs.pop(n, None)
             if v is None:

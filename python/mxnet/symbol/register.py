@@ -25,13 +25,7 @@ def _split_inputs(info, args, kwargs):
                 raise TypeError("%s: expected Symbol inputs, got %s" % (info.name, type(a).__name__))
     else:
         sym_args = []
-        names = info.inputs + info.params
-        if len(args) > len(names):
-            raise TypeError("%s takes at most %d positional arguments, got %d" % (info.name, len(names), len(args)))
-        for i, a in enumerate(args):
-            if names[i] in kwargs:
-                raise TypeError("%s got multiple values for argument '%s'" % (info.name, names[i]))
-            kwargs[names[i]] = a
+        _registry.name_positional(info, args, kwargs)
     sym_kwargs = {}
     for key in list(kwargs):
         value = kwargs[key]
