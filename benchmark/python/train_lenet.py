@@ -16,8 +16,8 @@ steps (--resnet-warmup), since pooled allocators page-fault fresh blocks in for 
 Each framework runs in its own process. Ours runs out of the box (no settings). The peers
 get their best thread settings on this machine: each candidate setting (stated in the
 output) runs a short probe in its own process, and the fastest one does the measured run.
-  ours      this runtime, hybridized static_alloc/shape like 1.9.1 (recorded calls replayed;
-            BatchNorm + ReLU children run as one op).
+  ours      this runtime, hybridized static_alloc/shape like 1.9.1 (one CachedOp call per
+            forward, its gradient graph planned once).
   mxnet191  Apache MXNet 1.9.1 (benchmark/.peers/mxnet191), hybridized static_alloc/shape.
   torch     Debian python3-torch via /usr/bin/python3, eager.
 The measured LeNet runs take the frameworks in turn; --rounds N repeats that N times,

@@ -371,6 +371,23 @@ MXNET_DLL int MXExecutorReshapeEx(int partial_shaping, int allow_up_sizing, int 
 MXNET_DLL int MXExecutorGetMemoryPlan(ExecutorHandle handle, uint64_t* planned_bytes, uint64_t* unshared_bytes,
                                       mx_uint* num_inplace, mx_uint* num_shared);
 
+/* ---- CachedOp (src/c_api/c_api_cached_op.cc): a symbol run as one call ---- */
+typedef void* CachedOpHandle;
+MXNET_DLL int MXCreateCachedOp(SymbolHandle handle, CachedOpHandle* out);
+/*! \brief Flags (strings): static_alloc, static_shape, inline_limit, forward_bulk_size,
+ *  backward_bulk_size, data_indices, param_indices, backend. Calls from several threads are safe. */
+MXNET_DLL int MXCreateCachedOpEx(SymbolHandle handle, int num_flags, const char** keys, const char** vals,
+                                 CachedOpHandle* out);
+/*! \brief inputs in the symbol's list_inputs order; outputs as MXImperativeInvoke (none given:
+ *  new handles in thread-local storage). Recorded as one node when autograd is recording. */
+MXNET_DLL int MXInvokeCachedOp(CachedOpHandle handle, int num_inputs, NDArrayHandle* inputs, int* num_outputs,
+                               NDArrayHandle** outputs);
+MXNET_DLL int MXInvokeCachedOpEx(CachedOpHandle handle, int num_inputs, NDArrayHandle* inputs, int* num_outputs,
+                                 NDArrayHandle** outputs, const int** out_stypes);
+MXNET_DLL int MXFreeCachedOp(CachedOpHandle handle);
+/*! \brief Plans held (per input signature) and nodes fused away in the latest inference plan. */
+MXNET_DLL int MXCachedOpGetInfo(CachedOpHandle handle, mx_uint* num_plans, int* num_fused);
+
 /* ---- random (src/c_api/c_api_random.cc) ---- */
 MXNET_DLL int MXRandomSeed(int seed);
 MXNET_DLL int MXRandomSeedContext(int seed, int dev_type, int dev_id);

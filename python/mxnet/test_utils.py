@@ -556,12 +556,18 @@ def new_sym_matrix_with_real_eigvals_nd(shape):
     return _np.array(flat).reshape(shape)
 
 
-# The symbolic checks live in their own file; they read the helpers above.
-from ._symbolic_checks import (  # noqa: E402  pylint: disable=wrong-import-position
-    simple_forward,
-    check_symbolic_forward,
-    check_symbolic_backward,
-    numeric_grad,
-    check_numeric_gradient,
-    check_speed,
-    check_consistency)
+# The symbolic checks live in their own file, which reads the helpers above; they are looked
+# up on first use so that neither module imports the other while loading.
+_SYMBOLIC_CHECKS = ("simple_forward", "check_symbolic_forward", "check_symbolic_backward",
+                    "numeric_grad", "check_numeric_gradient", "check_speed", "check_consistency")
+
+
+def __getattr__(name):
+    if name in _SYMBOLIC_CHECKS:
+        from . import _symbolic_checks
+        return getattr(_symbolic_checks, name)
+    raise AttributeError("module 'mxnet.test_utils' has no attribute '%s'" % name)
+
+
+def __dir__():
+    return sorted(list(globals()) + list(_SYMBOLIC_CHECKS))

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "imperative/autograd_info.h"
+#include "imperative/cached_op.h"
 #include "mxnet/imperative.h"
 
 namespace mxnet {
@@ -29,6 +30,7 @@ struct ModeScope {
 
 class Evaluator {
  public:
+  Evaluator(bool retain, bool create_graph) : retain_(retain), create_graph_(create_graph) {}
   /*! \brief How to run a node evaluated for the first time (ignored when it ran before). */
   struct RunOptions {
     const std::vector<bool>* unused{nullptr};        // outputs nothing reads: run with kNullOp
@@ -61,6 +63,8 @@ class Evaluator {
     std::vector<NDArray> outs;
     if (n.op()->name == "_backward_CustomFunction") {
       outs = RunCustom(n, ins);
+    } else if (n.op()->name == "_backward_CachedOp") {
+      outs = CachedOpBackward(n.attrs, ins, retain_, create_graph_);
     } else {
       outs.resize(n.op()->NumOutputs(n.attrs));
       if (opt)
@@ -102,6 +106,7 @@ class Evaluator {
     op::NodePtr node;
     std::vector<NDArray> outs;
   };
+  bool retain_, create_graph_;
   std::unordered_map<const op::Node*, Memo> memo_;
   std::unordered_map<const op::Node*, std::vector<bool>> skipped_;
   std::vector<const op::Node*> evaluated_;
@@ -139,7 +144,7 @@ std::vector<NDArray> Backward(const std::vector<NDArray*>& heads, const std::vec
                               bool is_train) {
   MX_CHECK_KIND(!heads.empty(), "ValueError") << "backward: no heads given";
   ModeScope mode(create_graph, is_train);
-  Evaluator eval;
+  Evaluator eval(retain_graph, create_graph);
 
   // Graph nodes reachable from the heads, inputs before users.
   std::vector<op::NodePtr> order;

@@ -63,7 +63,7 @@ def test_benchmark_score_lockstep_records_every_window(tmp_path):
              "--gemm-n", "128", "--out-dir", str(tmp_path)])
     assert r.returncode == 0, r.stderr
     assert "lockstep: the frameworks take turns window by window" in r.stdout
-    assert "alexnet batch 2: 3 windows in turn over ours hybridized, replayed" in r.stdout
+    assert "alexnet batch 2: 3 windows in turn over ours hybridized static" in r.stdout
     with open(tmp_path / "benchmark_score.json") as f:
         data = json.load(f)
     assert data["mode"] == "lockstep"
@@ -138,8 +138,8 @@ def test_lockstep_worker_protocol_and_errors():
         assert "unknown command 'fly'" in worker.request({"cmd": "fly"})[0]["error"]
         assert "macs_per_image" in worker.request({"cmd": "load", "model": "alexnet"})[0]
         lane = worker.request({"cmd": "prepare", "batch": 1})
-        assert lane == [{"lane": "hybridized, replayed", "batches_per_window": 1}]
-        rate = worker.request({"cmd": "window", "variant": "hybridized, replayed"})
+        assert lane == [{"lane": "hybridized static", "batches_per_window": 1}]
+        rate = worker.request({"cmd": "window", "variant": "hybridized static"})
         assert rate[0]["images_per_s"] > 0
         assert "KeyError" in worker.request({"cmd": "window", "variant": "eager"})[0]["error"]
         assert worker.request({"cmd": "unload"}) == []

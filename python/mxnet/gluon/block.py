@@ -7,11 +7,11 @@ plus `<classname><n>_` counted within that parent. Parameters are named prefix +
 `features.3.bias`), from attribute and child names.
 
 A HybridBlock runs `hybrid_forward(F, x, ...)` with F = mx.nd, with deferred parameter shapes
-inferred by each layer's `infer_shape`. `hybridize()` records its flags for the graph compiler
-(the symbolic graph is a separate layer). A hybridized block records the operator calls of its
-second call with an input signature and replays them on later calls, without the Python of the
-blocks inside (trace.py). A hybridized HybridSequential in inference also folds Convolution +
-BatchNorm (+ Activation) children into one op (nn/conv_fold.py).
+inferred by each layer's `infer_shape`. Hybridized, its first call runs hybrid_forward with
+F = mx.sym on variables and builds a CachedOp from the resulting symbol; every later call is one
+library call (MXInvokeCachedOpEx) whatever the depth of the block tree. The library plans each
+input signature once, fuses inference graphs with the CPU subgraph backend
+(MXNET_SUBGRAPH_BACKEND, or hybridize(backend=...)) and records one autograd node per call.
 """
 import re
 import threading
@@ -23,7 +23,9 @@ import numpy as np
 
 from .. import name as _name
 from .. import ndarray as nd
-from . import trace
+from .. import symbol as _symbol
+from . import hybrid_graph
+from .hybrid_graph import flatten as _flatten, regroup as _regroup
 from .parameter import DeferredInitializationError, Parameter, ParameterDict, shape_is_known
 from .utils import _indent
 
@@ -94,13 +96,13 @@ class HookHandle(object):
         self._id = id(hook)
         hooks_dict[self._id] = hook
         self._hooks_dict_ref = weakref.ref(hooks_dict)
-        trace.structure_changed()
+        hybrid_graph.structure_changed()
 
     def detach(self):
         hooks_dict = self._hooks_dict_ref() if self._hooks_dict_ref is not None else None
         if hooks_dict is not None and self._id in hooks_dict:
             del hooks_dict[self._id]
-            trace.structure_changed()
+            hybrid_graph.structure_changed()
 
     def __enter__(self):
         return self
@@ -135,9 +137,9 @@ class Block(object):
                  for key, block in self._children.items()]
         return "{name}(\n{mods}\n)".format(name=self.__class__.__name__, mods="\n".join(lines))
 
-    # Attributes that cache runtime state (records, fold plans, with C handles in them), and
-    # their empty values: copies and pickles start without them.
-    _RUNTIME_CACHES = {"_traces": None}
+    # Attributes that cache runtime state (a CachedOp with its C handle, its graph), and their
+    # empty values: copies and pickles start without them.
+    _RUNTIME_CACHES = {"_cached_op": None, "_cached_graph": (), "_cached_op_args": None}
 
     def __getstate__(self):
         state = dict(self.__dict__)
@@ -159,7 +161,7 @@ class Block(object):
         if isinstance(value, Block):
             self.register_child(value, name)
         elif isinstance(value, Parameter):
-            trace.structure_changed()
+            hybrid_graph.structure_changed()
             if name in self._reg_params and self._reg_params[name] is not value:
                 raise ValueError("Overriding Parameter attribute %s is not allowed. If you want "
                                  "to share parameters between blocks, please set 'params' at "
@@ -273,7 +275,7 @@ class Block(object):
         if name is None:
             name = str(len(self._children))
         self._children[name] = block
-        trace.structure_changed()
+        hybrid_graph.structure_changed()
 
     def register_forward_pre_hook(self, hook):
         """hook(block, inputs) runs before each forward; returns a HookHandle."""
@@ -312,7 +314,7 @@ class Block(object):
 
     def cast(self, dtype):
         """Converts all parameters (and so the computation) to `dtype`."""
-        trace.structure_changed()
+        hybrid_graph.structure_changed()
         for child in self._children.values():
             child.cast(dtype)
         for param in self._reg_params.values():
@@ -332,7 +334,7 @@ class Block(object):
         block's own parameters of the same structural name; returns self."""
         if shared is None:
             return self
-        trace.structure_changed()
+        hybrid_graph.structure_changed()
         if not isinstance(shared, (dict, OrderedDict)):
             raise ValueError("'shared' should be in type of Dict. Get a type {} instead."
                              .format(type(shared)))
@@ -431,7 +433,8 @@ class HybridBlock(Block):
     """A Block whose computation is written once as hybrid_forward(F, x, *args, **params).
 
     Parameters registered as attributes arrive as keyword arguments under their attribute
-    names. Layers whose parameter shapes depend on the input implement infer_shape(x, ...).
+    names. Layers whose parameter shapes depend on the input implement infer_shape(x, ...);
+    hybridized, shapes are inferred on the block's graph.
     """
 
     def __init__(self, prefix=None, params=None):
@@ -440,6 +443,23 @@ class HybridBlock(Block):
         self._flags = []
         self._backend = None
         self._backend_opts = {}
+        self._cached_graph = ()
+        self._cached_op = None
+        self._cached_op_args = None
+        self._cached_epoch = -1
+        self._graph_epoch = -1
+        self._in_format = None
+        self._out_format = None
+        self._build_lock = threading.Lock()
+
+    def __getstate__(self):
+        state = super(HybridBlock, self).__getstate__()
+        state.pop("_build_lock", None)
+        return state
+
+    def __setstate__(self, state):
+        super(HybridBlock, self).__setstate__(state)
+        self._build_lock = threading.Lock()
 
     def register_child(self, block, name=None):
         if not isinstance(block, HybridBlock):
@@ -447,13 +467,31 @@ class HybridBlock(Block):
                              "type %s. If you are using Sequential, please try HybridSequential "
                              "instead." % (str(block), str(type(block))))
         super(HybridBlock, self).register_child(block, name)
+        self._clear_cached_op()
+
+    def _clear_cached_op(self):
+        self._cached_graph = ()
+        self._cached_op = None
+        self._cached_op_args = None
 
     def hybridize(self, active=True, backend=None, backend_opts=None, clear=True,
                   static_alloc=False, static_shape=False, inline_limit=2,
                   forward_bulk_size=None, backward_bulk_size=None, **kwargs):
-        """Records the graph-compilation flags and, when active, lets the block replay the
-        recorded operator calls of an earlier call with the same input signature (trace.py)."""
-        trace.structure_changed()
+        """Makes the block (and its children) run as one compiled graph from the next call.
+
+        static_alloc keeps the graph's buffers across calls; static_shape (needs static_alloc)
+        promises unchanging input shapes; inline_limit: graphs with at most that many ops are
+        recorded op by op under autograd; forward/backward_bulk_size: ops per engine segment;
+        backend: the inference fusion backend ('ONEDNN', or 'NONE'), with backend_opts.
+        """
+        if kwargs:
+            raise ValueError("hybridize: unknown arguments %s (known: active, backend, "
+                             "backend_opts, clear, static_alloc, static_shape, inline_limit, "
+                             "forward_bulk_size, backward_bulk_size)" % sorted(kwargs))
+        if static_shape and not static_alloc:
+            raise ValueError("static_alloc must be True when static_shape is True")
+        if backend_opts and not backend:
+            raise ValueError("hybridize: backend_opts given without a backend")
         self._active = active
         self._flags = [("static_alloc", static_alloc), ("static_shape", static_shape),
                        ("inline_limit", inline_limit)]
@@ -461,9 +499,12 @@ class HybridBlock(Block):
             self._flags.append(("forward_bulk_size", forward_bulk_size))
         if backward_bulk_size is not None:
             self._flags.append(("backward_bulk_size", backward_bulk_size))
-        self._flags.extend(sorted(kwargs.items()))
         self._backend = backend
         self._backend_opts = dict(backend_opts or {})
+        if backend is not None:
+            self._flags.append(("backend", backend))
+        if clear:
+            self._clear_cached_op()
         if active and self._hooked():
             warnings.warn('"{block}" is being hybridized while still having forward '
                           'hook/pre-hook. If "{block}" is a child of HybridBlock, the hooks '
@@ -472,35 +513,171 @@ class HybridBlock(Block):
                                            clear=clear, static_alloc=static_alloc,
                                            static_shape=static_shape, inline_limit=inline_limit,
                                            forward_bulk_size=forward_bulk_size,
-                                           backward_bulk_size=backward_bulk_size, **kwargs)
+                                           backward_bulk_size=backward_bulk_size)
+
+    def cast(self, dtype):
+        self._clear_cached_op()
+        super(HybridBlock, self).cast(dtype)
 
     def infer_shape(self, *args):
-        """Fills unknown parameter dimensions from the inputs; layers with such parameters
-        override this."""
-        unknown = [p.name for p in self._reg_params.values() if not shape_is_known(p.shape)]
-        if unknown:
-            raise ValueError("%s cannot infer the shapes of its parameters %s from its inputs; "
-                             "give them explicitly (e.g. in_units, in_channels) or define "
-                             "infer_shape(self, *inputs)" % (self.name, ", ".join(unknown)))
+        """Fills unknown parameter dimensions from the inputs (on the block's graph); layers
+        may override it."""
+        self._infer_attrs("infer_shape", "shape", *args)
 
     def infer_type(self, *args):
-        """Parameters take the input's floating dtype when theirs is not set (no-op here:
-        parameter dtypes are given at construction or by cast)."""
+        """Gives parameters the dtypes the block's graph infers from the inputs."""
+        self._infer_attrs("infer_type", "dtype", *args)
 
-    def _param_arrays(self, ctx):
-        return {name: p.data(ctx) for name, p in self._reg_params.items()}
+    def _infer_attrs(self, infer_fn, attr, *args):
+        inputs, out = self._get_graph(*args)
+        flat, _ = _flatten(args, "input")
+        flat = [a for a in flat if a is not None]
+        known = {i.name: getattr(j, attr) for i, j in zip(inputs, flat)}
+        try:
+            arg_attrs, _, aux_attrs = getattr(out, infer_fn + "_partial")(**known)
+        except Exception as err:  # the graph's own message names the op
+            raise ValueError("%s: deferred initialisation failed because the parameters' %ss "
+                             "cannot be inferred from the inputs: %s" % (self.name, attr, err))
+        if arg_attrs is None:
+            raise ValueError("%s: the parameters' %ss cannot be inferred from inputs %s"
+                             % (self.name, attr, known))
+        found = dict(zip(out.list_arguments(), arg_attrs))
+        found.update(zip(out.list_auxiliary_states(), aux_attrs))
+        for param in self.collect_params().values():
+            if param.name in found and (attr != "shape" or not shape_is_known(param.shape)):
+                setattr(param, attr, found[param.name])
+
+    def _get_graph(self, *args):
+        if self._cached_graph and self._graph_epoch != hybrid_graph.structure_epoch():
+            self._clear_cached_op()
+        if not self._cached_graph:
+            self._graph_epoch = hybrid_graph.structure_epoch()
+            flat, self._in_format = _flatten(args, "input")
+            real = [a for a in flat if a is not None]
+            if len(real) > 1:
+                inputs = [_symbol.var("data%d" % i) for i in range(len(real))]
+            else:
+                inputs = [_symbol.var("data")]
+            it = iter(inputs)
+            grouped = _regroup([None if a is None else next(it) for a in flat], self._in_format)
+            params = {name: p.var() for name, p in self._reg_params.items()}
+            out = hybrid_graph.trace_symbol(self, grouped, params)
+            out, self._out_format = _flatten(out, "output")
+            self._cached_graph = inputs, _symbol.Group(out)
+        return self._cached_graph
+
+    def _build_cache(self, *args):
+        inputs, out = self._get_graph(*args)
+        data_names = {d.name: i for i, d in enumerate(inputs)}
+        params = self.collect_params()
+        input_names = out.list_inputs()
+        unknown = [n for n in input_names if n not in data_names and n not in params._params]
+        if unknown:
+            raise ValueError("%s: the graph reads %s, which are neither inputs nor parameters of "
+                             "the block" % (self.name, ", ".join(unknown)))
+        unused = [n for n in data_names if n not in input_names]
+        if unused:
+            warnings.warn("The %s input(s) %s of %s are not used by its graph; they are ignored."
+                          % (len(unused), ", ".join(unused), self.name), stacklevel=4)
+        unused_params = [n for n in params.keys() if n not in input_names]
+        if unused_params:
+            warnings.warn("Parameter(s) %s of %s are not used by its graph." %
+                          (", ".join(unused_params), self.name), stacklevel=4)
+        args_map, data_indices, param_indices = [], [], []
+        for i, name in enumerate(input_names):
+            if name in data_names:
+                data_indices.append(i)
+                args_map.append((True, data_names[name]))
+            else:
+                param_indices.append(i)
+                args_map.append((False, params._params[name]))
+        flags = [("data_indices", data_indices), ("param_indices", param_indices)] + self._flags
+        self._cached_op = nd.CachedOp(out, flags)
+        self._cached_op_args = args_map
+        self._cached_epoch = hybrid_graph.structure_epoch()
+
+    def _call_cached_op(self, *args):
+        if self._cached_op is None or self._cached_epoch != hybrid_graph.structure_epoch():
+            with self._build_lock:
+                if self._cached_op is None or self._cached_epoch != hybrid_graph.structure_epoch():
+                    self._build_cache(*args)
+        cached_op, args_map = self._cached_op, self._cached_op_args
+        flat, fmt = _flatten(args, "input")
+        if fmt != self._in_format:
+            raise ValueError("The argument structure of HybridBlock does not match the cached "
+                             "version. Stored format = %s, input format = %s"
+                             % (self._in_format, fmt))
+        flat = [a for a in flat if a is not None]
+        ctx = flat[0].context
+        try:
+            cargs = [flat[i] if is_data else i.data(ctx) for is_data, i in args_map]
+        except DeferredInitializationError:
+            self._deferred_infer_shape(*args)
+            cargs = []
+            for is_data, i in args_map:
+                if is_data:
+                    cargs.append(flat[i])
+                else:
+                    i._finish_deferred_init()
+                    cargs.append(i.data(ctx))
+        out = cached_op(*cargs)
+        if isinstance(out, nd.NDArray):
+            out = [out]
+        return _regroup(out, self._out_format)
+
+    def _deferred_infer_shape(self, *args):
+        try:
+            self._infer_attrs("infer_shape", "shape", *args)
+        except ValueError as graph_err:
+            # The graph could not tell; a layer's own rule (infer_shape overrides) may.
+            try:
+                self.infer_shape(*args)
+            except Exception:  # pylint: disable=broad-except
+                raise graph_err
+        missing = [p.name for p in self.collect_params().values()
+                   if p._data is None and not shape_is_known(p.shape)]
+        if missing:
+            raise ValueError("%s: deferred initialisation failed: shapes of %s cannot be "
+                             "inferred from the inputs" % (self.name, ", ".join(missing)))
+
+    def export(self, path, epoch=0, remove_amp_cast=True):
+        """Writes `path-symbol.json` and `path-%04d.params` (keys `arg:name` / `aux:name`),
+        loadable by SymbolBlock.imports, mx.model.load_checkpoint and Module. Needs one
+        hybridized forward first. Returns the two file names."""
+        if not self._cached_graph:
+            raise RuntimeError("Please first call block.hybridize() and then run forward with "
+                               "this block at least once before calling export.")
+        sym = self._cached_graph[1]
+        sym_file = "%s-symbol.json" % path
+        sym.save(sym_file, remove_amp_cast=remove_amp_cast)
+        arg_names = set(sym.list_arguments())
+        aux_names = set(sym.list_auxiliary_states())
+        arrays = {}
+        for name, param in self.collect_params().items():
+            if name in arg_names:
+                arrays["arg:%s" % name] = param._reduce()
+            elif name in aux_names:
+                arrays["aux:%s" % name] = param._reduce()
+        params_file = "%s-%04d.params" % (path, epoch)
+        nd.save(params_file, arrays)
+        return sym_file, params_file
 
     def forward(self, x, *args):
-        """Runs hybrid_forward with F = mx.nd and this block's parameters on x's context;
-        hybridized, from the record of an earlier call with the same signature (see trace)."""
-        if self._active:
-            return trace.call(self, self._forward_imperative, (x,) + args)
-        return self._forward_imperative(x, *args)
+        """Runs hybrid_forward with F = mx.nd (or the compiled graph, when hybridized) on x's
+        context; with Symbol inputs, composes this block's graph on them."""
+        if isinstance(x, nd.NDArray):
+            if self._active:
+                with x.context:
+                    return self._call_cached_op(x, *args)
+            return self._forward_imperative(x, *args)
+        if isinstance(x, _symbol.Symbol):
+            params = {name: p.var() for name, p in self._reg_params.items()}
+            with self.name_scope():
+                return self.hybrid_forward(_symbol, x, *args, **params)
+        raise TypeError("HybridBlock requires the first argument to forward be either Symbol or "
+                        "NDArray, but got %s" % type(x))
 
     def _forward_imperative(self, x, *args):
-        if not isinstance(x, nd.NDArray):
-            raise TypeError("HybridBlock requires the first argument to forward be an NDArray "
-                            "(Symbol inputs need the symbolic API), but got %s" % type(x))
         ctx = x.context
         with ctx:
             try:
@@ -511,6 +688,9 @@ class HybridBlock(Block):
                     param._finish_deferred_init()
                 params = self._param_arrays(ctx)
             return self.hybrid_forward(nd, x, *args, **params)
+
+    def _param_arrays(self, ctx):
+        return {name: p.data(ctx) for name, p in self._reg_params.items()}
 
     def hybrid_forward(self, F, x, *args, **kwargs):
         """The computation in terms of F's operators; subclasses define it."""

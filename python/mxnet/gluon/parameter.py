@@ -331,9 +331,22 @@ class Parameter(object):
         for g in self._grad:
             g[:] = 0
 
+    def var(self):
+        """This parameter as a graph variable, with its shape (0: unknown), dtype, multipliers and
+        initializer as attributes (what a hybridized block's graph reads)."""
+        if self._var is None:
+            from .. import symbol
+            init = self.init
+            if init is not None and not isinstance(init, str):
+                init = init.dumps() if hasattr(init, "dumps") else None
+            self._var = symbol.var(self.name, shape=self.shape, dtype=self.dtype,
+                                   lr_mult=self.lr_mult, wd_mult=self.wd_mult, init=init)
+        return self._var
+
     def cast(self, dtype):
         """Converts the values (and gradients) to `dtype`."""
         self._dtype = dtype
+        self._var = None
         if self._data is None:
             return
         with autograd.pause():

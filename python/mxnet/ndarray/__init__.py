@@ -29,4 +29,5 @@ for _name in _registry.FLUENT_METHODS:
         setattr(NDArray, _name, _method(_name))
 
 from . import random  # noqa: E402
+from .cached_op import CachedOp  # noqa: E402
 del _sys, _name

@@ -7,7 +7,6 @@ import numpy as np
 from ..base import (_LIB, NDArrayHandle, check_call, c_str, c_str_array, c_handle_array, MXNetError,
                     py_str)
 from ..context import Context, current_context
-from .op_trace import report_value_read, report_view
 
 __all__ = ["NDArray", "array", "empty", "zeros", "ones", "full", "arange", "linspace", "eye", "save", "load",
            "load_frombuffer", "waitall", "concatenate", "moveaxis"]
@@ -151,7 +150,6 @@ class NDArray(object):
 
     # ---- host copies and waits ----
     def asnumpy(self):
-        report_value_read("asnumpy")
         flag = self._dtype_flag
         if flag == _BF16:
             raw = np.empty(self.shape, dtype=np.uint16)
@@ -169,7 +167,6 @@ class NDArray(object):
         return self.asnumpy()[0]
 
     def _sync_copyfrom(self, source):
-        report_value_read("a copy from the host")
         if isinstance(source, NDArray):
             source = source.asnumpy()
         flag = self._dtype_flag
@@ -220,7 +217,7 @@ class NDArray(object):
     def detach(self):
         h = NDArrayHandle()
         check_call(_LIB.MXNDArrayDetach(self.handle, ctypes.byref(h)))
-        return report_view(self, "detach", (), NDArray(h))
+        return NDArray(h)
 
     def tostype(self, stype):
         if stype != "default":
@@ -239,8 +236,7 @@ class NDArray(object):
         h = NDArrayHandle()
         check_call(_LIB.MXNDArrayReshape64(self.handle, ctypes.c_int(len(shape)), dims,
                                            ctypes.c_bool(reverse), ctypes.byref(h)))
-        return report_view(self, "reshape", (tuple(int(s) for s in shape), reverse),
-                           NDArray(h, self.writable))
+        return NDArray(h, self.writable)
 
     def reshape_like(self, other):
         return self.reshape(other.shape)
@@ -249,12 +245,12 @@ class NDArray(object):
         h = NDArrayHandle()
         check_call(_LIB.MXNDArraySlice64(self.handle, ctypes.c_int64(start), ctypes.c_int64(stop),
                                          ctypes.byref(h)))
-        return report_view(self, "_slice", (start, stop), NDArray(h, self.writable))
+        return NDArray(h, self.writable)
 
     def _at(self, idx):
         h = NDArrayHandle()
         check_call(_LIB.MXNDArrayAt64(self.handle, ctypes.c_int64(idx), ctypes.byref(h)))
-        return report_view(self, "_at", (idx,), NDArray(h, self.writable))
+        return NDArray(h, self.writable)
 
     # ---- autograd ----
     def attach_grad(self, grad_req="write", stype=None):

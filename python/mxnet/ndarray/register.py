@@ -5,7 +5,6 @@ from .. import _registry
 from ..base import _LIB, NDArrayHandle, check_call, c_str_array, _Null
 from ..context import current_context
 from .ndarray import NDArray
-from .op_trace import STATE as _TRACE
 
 # Shared with mx.sym (one reading of the registry for both front ends); the old private
 # names stay importable for the modules that use them.
@@ -54,19 +53,11 @@ def imperative_invoke(handle, inputs, keys, vals, out=None):
                                  n_params, c_keys, c_vals, None) != 0:
         check_call(-1)
     if out is not None:
-        if _TRACE.recorder is not None:
-            _TRACE.recorder.op(handle, inputs, keys, vals, outs, None)
         return out
     n = num_out.value
     if n == 1:
-        res = NDArray(NDArrayHandle(out_ptr[0]))
-        if _TRACE.recorder is not None:
-            _TRACE.recorder.op(handle, inputs, keys, vals, None, [res])
-        return res
-    res = [NDArray(NDArrayHandle(out_ptr[i])) for i in range(n)]
-    if _TRACE.recorder is not None:
-        _TRACE.recorder.op(handle, inputs, keys, vals, None, res)
-    return res
+        return NDArray(NDArrayHandle(out_ptr[0]))
+    return [NDArray(NDArrayHandle(out_ptr[i])) for i in range(n)]
 
 
 def _call(info, args, kwargs):

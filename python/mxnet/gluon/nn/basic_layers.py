@@ -8,7 +8,6 @@ from ... import ndarray as nd
 from ..block import Block, HybridBlock
 from ..utils import _indent
 from .activations import Activation
-from . import conv_fold
 
 __all__ = ["Sequential", "HybridSequential", "Dense", "Dropout", "Embedding", "BatchNorm",
            "BatchNormReLU", "InstanceNorm", "LayerNorm", "GroupNorm", "Flatten", "Lambda",
@@ -71,39 +70,18 @@ class Sequential(Block):
 
 
 class HybridSequential(HybridBlock):
-    """Runs its (hybrid) children one after the other.
-
-    Hybridized and in inference, Convolution + BatchNorm (+ Activation) children run as one
-    convolution with the BatchNorm folded in, and in every mode BatchNorm + ReLU children run as
-    one BatchNormWithReLU op (see conv_fold; MXNET_GLUON_FOLD_BN=0 disables both).
-    """
-
-    _RUNTIME_CACHES = dict(HybridBlock._RUNTIME_CACHES, _fold_children=None, _fold_steps={})
+    """Runs its (hybrid) children one after the other. Hybridized, the chain is one graph, and
+    in inference the subgraph backend fuses Convolution + BatchNorm (+ Activation) and the
+    other patterns it knows, whatever blocks produced them."""
 
     def __init__(self, prefix=None, params=None):
         super(HybridSequential, self).__init__(prefix=prefix, params=params)
-        self._fold_children = None  # the children the cached plans were made for
-        self._fold_steps = {}       # folding (inference) or not -> plan
 
     def add(self, *blocks):
         for block in blocks:
             self.register_child(block)
 
-    def _fold_plan(self, folding=True):
-        """The children as fusion steps (conv_fold.plan_steps), replanned when they change."""
-        children = list(self._children.values())
-        if self._fold_children != children:
-            self._fold_steps = {}
-            self._fold_children = children
-        if folding not in self._fold_steps:
-            self._fold_steps[folding] = conv_fold.plan_steps(children, folding)
-        return self._fold_steps[folding]
-
     def hybrid_forward(self, F, x, *args):
-        if self._active and conv_fold.switch_on():
-            steps = self._fold_plan(conv_fold.fold_enabled())
-            if steps is not None:
-                return conv_fold.run_steps(steps, x, args)
         return _run_chain(list(self._children.values()), x, args)
 
     def __repr__(self):

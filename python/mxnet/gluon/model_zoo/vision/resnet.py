@@ -1,7 +1,6 @@
 """ResNet v1 (He et al., 2015, post-activation) and v2 (2016, pre-activation), 18-152 layers."""
 from ... import nn
 from ...block import HybridBlock
-from ...nn import conv_fold
 from ._common import finish
 
 __all__ = ["ResNetV1", "ResNetV2", "BasicBlockV1", "BasicBlockV2", "BottleneckV1",
@@ -27,16 +26,11 @@ def _projection(channels, stride, in_channels, with_bn):
 
 class _PostActivation(HybridBlock):
     """A v1 block: ReLU(body(x) + x), with x projected by downsample when it is set.
-
-    Hybridized and in inference, the sum and the ReLU run fused into the body's last
-    convolution (conv_fold.run_with_residual)."""
+    Hybridized, in inference, the subgraph backend fuses the sum and the ReLU into the body's
+    last convolution."""
 
     def hybrid_forward(self, F, x):
         residual = self.downsample(x) if self.downsample else x
-        if self._active:
-            out = conv_fold.run_with_residual(self.body, x, residual, "relu")
-            if out is not None:
-                return out
         return F.Activation(residual + self.body(x), act_type="relu")
 
 
