@@ -36,8 +36,8 @@ def parse_args(argv=None):
     parser.add_argument("--limit", type=int, default=0,
                         help="use only the first N training and test samples (0: all)")
     parser.add_argument("--hybridize", action="store_true",
-                        help="hybridize the network (flags recorded; runs imperatively until "
-                             "the graph compiler exists)")
+                        help="hybridize the network: it runs as one compiled graph (CachedOp) "
+                             "per forward")
     parser.add_argument("--profile", action="store_true",
                         help="record a profiler trace (profile.json in --out-dir)")
     parser.add_argument("--ctx", default="cpu", choices=["cpu", "gpu"], help="device to train on")

@@ -379,3 +379,33 @@ def test_the_package_has_no_import_cycles():
     for m in sorted(graph):
         if not state.get(m):
             visit(m, [])
+
+
+PROFILE_HYBRID = r"""
+import mxnet as mx
+from mxnet.gluon import nn
+net = nn.HybridSequential()
+net.add(nn.Dense(8, activation="relu", in_units=8), nn.Dense(8, activation="relu", in_units=8))
+net.initialize()
+net.hybridize(backend="NONE", **FLAGS)
+x = mx.nd.ones((2, 8))
+net(x); mx.nd.waitall()
+mx.profiler.set_config(aggregate_stats=True, filename='/dev/null', profile_symbolic=True,
+                       profile_imperative=False, profile_api=False, profile_memory=False)
+mx.profiler.set_state('run')
+net(x); mx.nd.waitall()
+mx.profiler.set_state('stop')
+print(mx.profiler.dumps())
+"""
+
+
+@pytest.mark.parametrize("flags", ["{}", "{'forward_bulk_size': 0}"])
+def test_the_profiler_records_the_ops_inside_a_hybridized_block(run_python, flags):
+    res = run_python("FLAGS = %s\n" % flags + PROFILE_HYBRID)
+    assert res.returncode == 0, res.stderr
+    rows = [line.split()[0] for line in res.stdout.splitlines()
+            if line and not line.startswith((" ", "="))]
+    if flags == "{}":  # one bulk segment, named by its ops
+        assert "[FullyConnected,Activation,FullyConnected,Activation]" in rows, res.stdout
+    else:
+        assert "FullyConnected" in rows and "Activation" in rows, res.stdout

@@ -16,7 +16,7 @@ class Activation(HybridBlock):
         return self._act_type
 
     def hybrid_forward(self, F, x):
-        return F.Activation(x, act_type=self._act_type)
+        return F.Activation(x, act_type=self._act_type, name="fwd")
 
     def __repr__(self):
         return "{name}({_act_type})".format(name=self.__class__.__name__, **self.__dict__)
@@ -32,7 +32,7 @@ class LeakyReLU(HybridBlock):
         self._alpha = alpha
 
     def hybrid_forward(self, F, x):
-        return F.LeakyReLU(x, act_type="leaky", slope=self._alpha)
+        return F.LeakyReLU(x, act_type="leaky", slope=self._alpha, name="fwd")
 
     def __repr__(self):
         return "{name}({alpha})".format(name=self.__class__.__name__, alpha=self._alpha)
@@ -47,7 +47,7 @@ class PReLU(HybridBlock):
             self.alpha = self.params.get("alpha", shape=(in_channels,), init=alpha_initializer)
 
     def hybrid_forward(self, F, x, alpha):
-        return F.LeakyReLU(x, gamma=alpha, act_type="prelu")
+        return F.LeakyReLU(x, gamma=alpha, act_type="prelu", name="fwd")
 
 
 class ELU(HybridBlock):
@@ -58,21 +58,21 @@ class ELU(HybridBlock):
         self._alpha = alpha
 
     def hybrid_forward(self, F, x):
-        return F.LeakyReLU(x, act_type="elu", slope=self._alpha)
+        return F.LeakyReLU(x, act_type="elu", slope=self._alpha, name="fwd")
 
 
 class SELU(HybridBlock):
     """Scaled ELU with the self-normalising constants."""
 
     def hybrid_forward(self, F, x):
-        return F.LeakyReLU(x, act_type="selu")
+        return F.LeakyReLU(x, act_type="selu", name="fwd")
 
 
 class GELU(HybridBlock):
     """Gaussian error linear unit, x * Phi(x)."""
 
     def hybrid_forward(self, F, x):
-        return F.LeakyReLU(x, act_type="gelu")
+        return F.LeakyReLU(x, act_type="gelu", name="fwd")
 
 
 class Swish(HybridBlock):

@@ -126,9 +126,10 @@ class Dense(HybridBlock):
     def hybrid_forward(self, F, x, weight, bias=None):
         if bias is None:
             out = F.FullyConnected(x, weight, no_bias=True, num_hidden=self._units,
-                                   flatten=self._flatten)
+                                   flatten=self._flatten, name="fwd")
         else:
-            out = F.FullyConnected(x, weight, bias, num_hidden=self._units, flatten=self._flatten)
+            out = F.FullyConnected(x, weight, bias, num_hidden=self._units, flatten=self._flatten,
+                                   name="fwd")
         if self.act is not None:
             out = self.act(out)
         return out
@@ -152,8 +153,8 @@ class Dropout(HybridBlock):
     def hybrid_forward(self, F, x):
         if self._rate > 0:
             if self._axes:
-                return F.Dropout(x, p=self._rate, axes=self._axes)
-            return F.Dropout(x, p=self._rate)
+                return F.Dropout(x, p=self._rate, axes=self._axes, name="fwd")
+            return F.Dropout(x, p=self._rate, name="fwd")
         return F.identity(x)
 
     def __repr__(self):
@@ -201,7 +202,7 @@ class BatchNorm(HybridBlock):
         super(BatchNorm, self).cast(dtype)
 
     def hybrid_forward(self, F, x, gamma, beta, running_mean, running_var):
-        return F.BatchNorm(x, gamma, beta, running_mean, running_var, **self._kwargs)
+        return F.BatchNorm(x, gamma, beta, running_mean, running_var, name="fwd", **self._kwargs)
 
     def __repr__(self):
         in_channels = self.gamma.shape[0]
@@ -216,7 +217,7 @@ class BatchNormReLU(BatchNorm):
 
     def hybrid_forward(self, F, x, gamma, beta, running_mean, running_var):
         return F.contrib.BatchNormWithReLU(x, gamma, beta, running_mean, running_var,
-                                           **self._kwargs)
+                                           name="fwd", **self._kwargs)
 
 
 class _AffineNorm(HybridBlock):
@@ -256,7 +257,7 @@ class LayerNorm(_AffineNorm):
                                         gamma_initializer, in_channels, **kwargs)
 
     def hybrid_forward(self, F, data, gamma, beta):
-        return F.LayerNorm(data, gamma, beta, axis=self._axis, eps=self._epsilon)
+        return F.LayerNorm(data, gamma, beta, axis=self._axis, eps=self._epsilon, name="fwd")
 
 
 class InstanceNorm(_AffineNorm):
@@ -292,7 +293,7 @@ class GroupNorm(HybridBlock):
                                     shape=(num_groups,), init=beta_initializer)
 
     def hybrid_forward(self, F, data, gamma, beta):
-        return F.GroupNorm(data, gamma, beta, num_groups=self._num_groups, eps=self._epsilon)
+        return F.GroupNorm(data, gamma, beta, num_groups=self._num_groups, eps=self._epsilon, name="fwd")
 
     def __repr__(self):
         return "{name}(num_groups={g}, eps={e}, center={c}, scale={s})".format(
@@ -315,7 +316,7 @@ class Embedding(HybridBlock):
                                       allow_deferred_init=True)
 
     def hybrid_forward(self, F, x, weight):
-        return F.Embedding(x, weight, **self._kwargs)
+        return F.Embedding(x, weight, name="fwd", **self._kwargs)
 
     def __repr__(self):
         return "{block_name}({input_dim} -> {output_dim}, {dtype})".format(

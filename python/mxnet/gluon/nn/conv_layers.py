@@ -91,7 +91,8 @@ class _Conv(HybridBlock):
 
     def hybrid_forward(self, F, x, weight, bias=None):
         op = getattr(F, self._op_name)
-        out = op(x, weight, **self._kwargs) if bias is None else op(x, weight, bias, **self._kwargs)
+        out = (op(x, weight, name="fwd", **self._kwargs) if bias is None
+               else op(x, weight, bias, name="fwd", **self._kwargs))
         if self.act is not None:
             out = self.act(out)
         return out
@@ -202,7 +203,7 @@ class _Pooling(HybridBlock):
         return "pool"
 
     def hybrid_forward(self, F, x):
-        return F.Pooling(x, **self._kwargs)
+        return F.Pooling(x, name="fwd", **self._kwargs)
 
     def __repr__(self):
         s = "{name}(size={kernel}, stride={stride}, padding={pad}, ceil_mode={ceil_mode}"
