@@ -154,11 +154,11 @@ int MXImperativeInvokeEx(AtomicSymbolCreator creator, int num_inputs, NDArrayHan
     }
     hidden.resize(nout - *num_outputs);
     for (auto& h : hidden) outs.push_back(&h);
-    mxnet::imperative::Invoke(mxnet::Context::CPU(), attrs, ins, outs);
+    mxnet::imperative::Invoke(mxnet::Context::CPU(), parsed, ins, outs, {});
   } else {
     std::vector<NDArray> fresh(nout);
     for (auto& f : fresh) outs.push_back(&f);
-    mxnet::imperative::Invoke(mxnet::Context::CPU(), attrs, ins, outs);
+    mxnet::imperative::Invoke(mxnet::Context::CPU(), parsed, ins, outs, {});
     auto& handles = mxnet::capi::ThreadLocalReturn<OutputsTag, std::vector<NDArrayHandle>>();
     handles.clear();
     for (int i = 0; i < nvis; ++i) handles.push_back(new NDArray(fresh[i]));

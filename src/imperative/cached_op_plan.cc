@@ -235,7 +235,8 @@ void RunPlanNodes(const CachedOpPlan& plan, CachedOpState* state, uint32_t begin
         outs.push_back(&arr);
         unused[o] = plan.memory.storage_id[e] >= 0 && plan.readers[e] == 0 && plan.shapes[e].Size() > 0;
       }
-      Invoke(state->ctx, n.attrs, ins, outs, unused);
+      // The plan's node outlives the pushed kernel through this alias: no copy of its attrs.
+      Invoke(state->ctx, std::shared_ptr<const op::NodeAttrs>(g.nodes()[nid], &n.attrs), ins, outs, unused);
     }
   } catch (...) {
     restore();

@@ -101,6 +101,12 @@ void Invoke(Context default_ctx, const op::NodeAttrs& attrs, const std::vector<N
 
 void Invoke(Context default_ctx, const op::NodeAttrs& attrs, const std::vector<NDArray*>& inputs,
             const std::vector<NDArray*>& outputs, const std::vector<bool>& unused) {
+  Invoke(default_ctx, std::make_shared<const op::NodeAttrs>(attrs), inputs, outputs, unused);
+}
+
+void Invoke(Context default_ctx, std::shared_ptr<const op::NodeAttrs> shared_attrs, const std::vector<NDArray*>& inputs,
+            const std::vector<NDArray*>& outputs, const std::vector<bool>& unused) {
+  const op::NodeAttrs& attrs = *shared_attrs;
   const op::Op* op = attrs.op;
   const uint32_t nin = op->NumInputs(attrs), nout = op->NumOutputs(attrs);
   MX_CHECK_KIND(inputs.size() == nin, "ValueError")
@@ -203,7 +209,6 @@ void Invoke(Context default_ctx, const op::NodeAttrs& attrs, const std::vector<N
   }
   std::vector<NDArray> in_copy(nin);
   for (uint32_t i = 0; i < nin; ++i) in_copy[i] = inputs[i]->Detach();
-  auto shared_attrs = std::make_shared<op::NodeAttrs>(attrs);
   const op::FCompute fn = *fcompute;
   const bool keep_layout = op->accepts_opaque_layout;
   // Inputs this op writes (mutate_inputs) lose their cached layout copies like outputs do.
