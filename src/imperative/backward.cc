@@ -64,7 +64,10 @@ class Evaluator {
     if (n.op()->name == "_backward_CustomFunction") {
       outs = RunCustom(n, ins);
     } else if (n.op()->name == "_backward_CachedOp") {
-      outs = CachedOpBackward(n.attrs, ins, retain_, create_graph_);
+      std::vector<NDArray> into(n.op()->NumOutputs(n.attrs));
+      if (opt)
+        for (const auto& kv : opt->into) into.at(kv.first) = kv.second;
+      outs = CachedOpBackward(n.attrs, ins, into, retain_, create_graph_);
     } else {
       outs.resize(n.op()->NumOutputs(n.attrs));
       if (opt)

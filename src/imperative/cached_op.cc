@@ -255,8 +255,8 @@ void CachedOp::ForwardInlined(const std::vector<NDArray*>& inputs, const std::ve
   }
 }
 
-std::vector<NDArray> CachedOpBackward(const op::NodeAttrs& attrs, const std::vector<NDArray>& ograds, bool retain,
-                                      bool create_graph) {
+std::vector<NDArray> CachedOpBackward(const op::NodeAttrs& attrs, const std::vector<NDArray>& ograds,
+                                      const std::vector<NDArray>& into, bool retain, bool create_graph) {
   const auto& call = attrs.get<CachedOpCall>();
   MX_CHECK_KIND(!create_graph, "MXNetError")
       << "A hybridized block (CachedOp) does not support higher order gradients; call hybridize(False) on the block, "
@@ -275,7 +275,20 @@ std::vector<NDArray> CachedOpBackward(const op::NodeAttrs& attrs, const std::vec
         << "backward: head gradient " << o << " has shape " << hg.shape() << ", the output has " << plan.shapes[e];
     st.entries[e] = hg.Detach();
   }
-  RunPlanNodes(plan, &st, plan.num_forward_nodes, plan.graph->num_nodes(), IsTraining(), plan.bulk_backward);
+  // A gradient the plan computes into a fresh array goes straight into the caller's buffer
+  // when it fits (the tape passes a variable's kWriteTo gradient buffer): no copy afterwards.
+  std::vector<bool> direct(plan.graph->num_entries(), false);
+  for (size_t k = 0; k < plan.grad_inputs.size(); ++k) {
+    const NDArray& dst = into.at(plan.grad_inputs[k]);
+    const uint32_t e = plan.grad_entries[k];
+    if (!dst.is_none() && plan.fresh[e] && !direct[e] && dst.shape() == plan.shapes[e] &&
+        dst.dtype() == plan.dtypes[e] && dst.ctx() == st.ctx) {
+      st.entries[e] = dst;
+      direct[e] = true;
+    }
+  }
+  RunPlanNodes(plan, &st, plan.num_forward_nodes, plan.graph->num_nodes(), IsTraining(), plan.bulk_backward,
+               &direct);
   std::vector<NDArray> igrads(call.num_inputs);
   for (size_t k = 0; k < plan.grad_inputs.size(); ++k) igrads[plan.grad_inputs[k]] = st.entries[plan.grad_entries[k]];
   if (!retain) {

@@ -54,7 +54,7 @@ class CachedOp : public std::enable_shared_from_this<CachedOp> {
   const graph::Symbol& symbol() const { return symbol_; }
   /*! \brief Plans held now (bounded by MXNET_CACHEDOP_MAX_PLANS). */
   size_t num_plans() const;
-  /*! \brief Nodes fused away by the inference backend in the most recent inference plan. */
+  /*! \brief Fused ops the inference backend made in the most recent inference plan. */
   int last_num_fused() const { return last_num_fused_; }
 
  private:
@@ -92,11 +92,12 @@ class CachedOp : public std::enable_shared_from_this<CachedOp> {
 
 /*!
  * \brief The gradient of a recorded CachedOp call (attrs of its _backward_CachedOp node):
- *        one array per input, none for inputs not differentiated. retain keeps the call's
- *        saved arrays for another backward.
+ *        one array per input, none for inputs not differentiated. into: per input, an array
+ *        to write that gradient into (a variable's gradient buffer) or none. retain keeps the
+ *        call's saved arrays for another backward.
  */
-std::vector<NDArray> CachedOpBackward(const op::NodeAttrs& attrs, const std::vector<NDArray>& ograds, bool retain,
-                                      bool create_graph);
+std::vector<NDArray> CachedOpBackward(const op::NodeAttrs& attrs, const std::vector<NDArray>& ograds,
+                                      const std::vector<NDArray>& into, bool retain, bool create_graph);
 
 /*! \brief Handle form for the C API: the op is shared with the recorded nodes using it. */
 using CachedOpPtr = std::shared_ptr<CachedOp>;

@@ -203,7 +203,8 @@ void ReleaseExternal(CachedOpState* state) {
     if (ids[e] < 0) state->entries[e] = NDArray();
 }
 
-void RunPlanNodes(const CachedOpPlan& plan, CachedOpState* state, uint32_t begin, uint32_t end, bool train, int bulk) {
+void RunPlanNodes(const CachedOpPlan& plan, CachedOpState* state, uint32_t begin, uint32_t end, bool train, int bulk,
+                  const std::vector<bool>* bound) {
   const IndexedGraph& g = *plan.graph;
   const bool rec = SetIsRecording(false), was_train = SetIsTraining(train);
   const bool symbolic = Engine::SetSymbolicPush(true);  // the profiler files these under its symbolic bit
@@ -231,7 +232,7 @@ void RunPlanNodes(const CachedOpPlan& plan, CachedOpState* state, uint32_t begin
       for (uint32_t o = 0; o < nout; ++o) {
         const uint32_t e = g.entry_id(nid, o);
         NDArray& arr = entries[e];
-        if (plan.fresh[e]) arr = NDArray(plan.shapes[e], state->ctx, true, plan.dtypes[e]);
+        if (plan.fresh[e] && !(bound && (*bound)[e])) arr = NDArray(plan.shapes[e], state->ctx, true, plan.dtypes[e]);
         outs.push_back(&arr);
         unused[o] = plan.memory.storage_id[e] >= 0 && plan.readers[e] == 0 && plan.shapes[e].Size() > 0;
       }

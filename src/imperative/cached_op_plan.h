@@ -69,8 +69,12 @@ std::shared_ptr<CachedOpState> MakeState(std::shared_ptr<const CachedOpPlan> pla
 void AllocateBlocks(CachedOpState* state);
 /*! \brief Drops the state's references to arrays it does not own (inputs, outputs, gradients). */
 void ReleaseExternal(CachedOpState* state);
-/*! \brief Pushes nodes [begin, end) of the plan on the state's entries. */
-void RunPlanNodes(const CachedOpPlan& plan, CachedOpState* state, uint32_t begin, uint32_t end, bool train, int bulk);
+/*!
+ * \brief Pushes nodes [begin, end) of the plan on the state's entries. Fresh entries get new
+ *        arrays, except those marked in `bound` (already bound to the caller's arrays).
+ */
+void RunPlanNodes(const CachedOpPlan& plan, CachedOpState* state, uint32_t begin, uint32_t end, bool train, int bulk,
+                  const std::vector<bool>* bound = nullptr);
 
 }  // namespace imperative
 }  // namespace mxnet

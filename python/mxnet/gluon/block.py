@@ -490,8 +490,12 @@ class HybridBlock(Block):
                              "forward_bulk_size, backward_bulk_size)" % sorted(kwargs))
         if static_shape and not static_alloc:
             raise ValueError("static_alloc must be True when static_shape is True")
-        if backend_opts and not backend:
-            raise ValueError("hybridize: backend_opts given without a backend")
+        if backend_opts:
+            # The CPU backend's rewrites are switched by MXNET_DISABLE_ONEDNN_* variables; it
+            # takes no per-call options, so none is accepted and then ignored.
+            raise ValueError("hybridize: backend %r takes no backend_opts, got %s; use the "
+                             "MXNET_DISABLE_ONEDNN_* variables to switch its rewrites"
+                             % (backend, sorted(backend_opts)))
         self._active = active
         self._flags = [("static_alloc", static_alloc), ("static_shape", static_shape),
                        ("inline_limit", inline_limit)]

@@ -69,7 +69,7 @@ class CachedOp(object):
         return [NDArray(NDArrayHandle(out_ptr[i])) for i in range(num_out.value)]
 
     def info(self):
-        """(plans held, nodes fused away by the inference backend in the latest inference plan)."""
+        """(plans held, fused ops the inference backend made in the latest inference plan)."""
         plans, fused = mx_uint(), ctypes.c_int()
         check_call(_LIB.MXCachedOpGetInfo(self.handle, ctypes.byref(plans), ctypes.byref(fused)))
         return plans.value, fused.value
