@@ -6,7 +6,7 @@ include(CMakePackageConfigHelpers)
 install(TARGETS mxnet EXPORT mxnetTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-install(FILES include/mxnet/c_api.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/mxnet)
+install(FILES include/mxnet/c_api.h include/mxnet/c_predict_api.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/mxnet)
 install(EXPORT mxnetTargets NAMESPACE mxnet:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/mxnet)
 
 configure_package_config_file(cmake/templates/mxnetConfig.cmake.in

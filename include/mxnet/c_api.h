@@ -385,7 +385,7 @@ MXNET_DLL int MXInvokeCachedOp(CachedOpHandle handle, int num_inputs, NDArrayHan
 MXNET_DLL int MXInvokeCachedOpEx(CachedOpHandle handle, int num_inputs, NDArrayHandle* inputs, int* num_outputs,
                                  NDArrayHandle** outputs, const int** out_stypes);
 MXNET_DLL int MXFreeCachedOp(CachedOpHandle handle);
-/*! \brief Plans held (per input signature) and fused ops made in the latest inference plan. */
+/*! \brief Plans held (per input signature) and fused ops in the plan of the latest call. */
 MXNET_DLL int MXCachedOpGetInfo(CachedOpHandle handle, mx_uint* num_plans, int* num_fused);
 
 /* ---- random (src/c_api/c_api_random.cc) ---- */

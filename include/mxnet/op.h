@@ -238,6 +238,12 @@ class Op {
   std::function<std::vector<bool>(const NodeAttrs&)> inplace_identity;
   FResourceRequest resource_request;
   FMutateInputs mutate_inputs;
+  /*!
+   * \brief Inputs that are auxiliary states although the op only reads them (a fused inference
+   *        op taking BatchNorm's moving statistics): listed with the auxiliary states, but not
+   *        written, so the engine lets them be read concurrently and their versions stay.
+   */
+  FMutateInputs aux_inputs;
   FGradient gradient;
   /*!
    * \brief Whether the CPU kernel reads inputs held in a backend layout (NDArray's
@@ -270,6 +276,7 @@ class Op {
   Op& set_resource_request(FResourceRequest fn);
   Op& set_resource_request(std::vector<ResourceRequest> reqs);
   Op& set_mutate_inputs(FMutateInputs fn);
+  Op& set_aux_inputs(FMutateInputs fn);
   Op& set_gradient(FGradient fn);
   Op& set_accepts_opaque_layout(bool v);
 

@@ -10,6 +10,7 @@
 
 #include "graph/cse.h"
 #include "graph/gradient.h"
+#include "graph/subgraph.h"
 #include "mxnet/engine.h"
 #include "mxnet/env.h"
 #include "mxnet/imperative.h"
@@ -64,6 +65,11 @@ GraphExecutor::GraphExecutor(const Symbol& sym, Context ctx, const std::vector<N
     : symbol_(sym), ctx_(ctx), args_(args), grads_(grads), reqs_(reqs), aux_(aux) {
   optimized_ = sym.Copy();
   if (env::GetBool(env::Var::MXNET_ELIMINATE_COMMON_EXPR)) num_cse_removed_ = EliminateCommonExpr(&optimized_);
+  // Inference executors on CPU run the subgraph backend's fusions (MXNET_SUBGRAPH_BACKEND).
+  bool inference = true;
+  for (size_t i = 0; i < reqs.size(); ++i)
+    inference = inference && (reqs[i] == op::kNullOp || i >= grads.size() || grads[i].is_none());
+  if (inference && ctx.dev_type == Context::kCPU) PartitionForInference(&optimized_, DefaultInferenceBackend());
   const std::vector<NodePtr> arg_nodes = optimized_.ListInputs(InputOption::kReadOnlyArgs);
   const std::vector<NodePtr> aux_nodes = optimized_.ListInputs(InputOption::kAuxiliaryStates);
   MX_CHECK_KIND(args.size() == arg_nodes.size(), "ValueError")

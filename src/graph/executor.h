@@ -34,6 +34,11 @@ class GraphExecutor {
                 const std::vector<op::OpReqType>& reqs, const std::vector<NDArray>& aux, GraphExecutor* shared);
 
   void Forward(bool is_train);
+  /*!
+   * \brief Runs forward node `step` alone (nodes in topological order, variables count as
+   *        no-op steps); step_left: forward nodes after it (0 once past the end).
+   */
+  void PartialForward(bool is_train, int step, int* step_left);
   /*! \brief head_grads: one per output, or empty (ones). */
   void Backward(const std::vector<NDArray>& head_grads, bool is_train);
 

@@ -54,9 +54,13 @@ void PostOrder(const std::vector<NodePtr>& roots, std::vector<NodePtr>* order) {
 }  // namespace
 
 bool IsMutatedInput(const Node& n, uint32_t i) {
-  if (n.is_variable() || !n.op()->mutate_inputs) return false;
-  const auto m = n.op()->mutate_inputs(n.attrs);
-  return std::find(m.begin(), m.end(), i) != m.end();
+  if (n.is_variable()) return false;
+  for (const op::FMutateInputs* f : {&n.op()->mutate_inputs, &n.op()->aux_inputs}) {
+    if (!*f) continue;
+    const auto m = (*f)(n.attrs);
+    if (std::find(m.begin(), m.end(), i) != m.end()) return true;
+  }
+  return false;
 }
 
 std::string OutputName(const NodeEntry& e) {

@@ -59,7 +59,7 @@ class Symbol {
   bool IsAtomic() const;
 };
 
-/*! \brief Whether input i of n is written by its op (an auxiliary state). */
+/*! \brief Whether input i of n is an auxiliary state: written by its op, or declared one (Op::aux_inputs). */
 bool IsMutatedInput(const Node& n, uint32_t i);
 /*! \brief "<node>_output", "<node>_<declared name>" or "<node>_output<i>"; a variable's own name. */
 std::string OutputName(const NodeEntry& e);

@@ -158,7 +158,6 @@ CachedOp::Cached* CachedOp::Lookup(const Key& key) {
   Cached c;
   c.key = key;
   c.plan = BuildCachedOpPlan(symbol_, config_, req);
-  if (!key.record) last_num_fused_ = c.plan->num_fused;
   plans_.push_front(std::move(c));
   const size_t cap = static_cast<size_t>(std::max<int64_t>(1, env::GetInt(env::Var::MXNET_CACHEDOP_MAX_PLANS)));
   while (plans_.size() > cap) plans_.pop_back();
@@ -186,6 +185,7 @@ void CachedOp::Forward(const std::vector<NDArray*>& inputs, const std::vector<ND
     std::lock_guard<std::mutex> lk(mu_);
     Cached* c = Lookup(key);
     plan = c->plan;
+    last_num_fused_ = plan->num_fused;
     if (config_.static_alloc) {
       if (!c->static_state) c->static_state = MakeState(plan, ctx);
       bool idle = false;

@@ -54,7 +54,7 @@ class CachedOp : public std::enable_shared_from_this<CachedOp> {
   const graph::Symbol& symbol() const { return symbol_; }
   /*! \brief Plans held now (bounded by MXNET_CACHEDOP_MAX_PLANS). */
   size_t num_plans() const;
-  /*! \brief Fused ops the inference backend made in the most recent inference plan. */
+  /*! \brief Fused ops the subgraph backend made in the plan of the most recent call. */
   int last_num_fused() const { return last_num_fused_; }
 
  private:

@@ -53,11 +53,12 @@ std::shared_ptr<CachedOpPlan> BuildCachedOpPlan(const graph::Symbol& sym, const 
   graph::Symbol s = sym.Copy();
   if (env::GetBool(env::Var::MXNET_ELIMINATE_COMMON_EXPR)) graph::EliminateCommonExpr(&s);
   const bool want_grad = std::find(req.grad.begin(), req.grad.end(), true) != req.grad.end();
-  // Fusion folds BatchNorm's running statistics and has no gradient: inference only.
-  if (!req.train && !want_grad && req.ctx.dev_type == Context::kCPU) {
-    const std::string backend =
-        config.backend == "default" ? graph::DefaultInferenceBackend() : config.backend;
-    plan->num_fused = graph::PartitionForInference(&s, backend);
+  // Folding uses BatchNorm's running statistics and the fused ops have no gradient:
+  // inference only; differentiated graphs get the rewrites that keep gradients exact.
+  if (req.ctx.dev_type == Context::kCPU) {
+    const std::string backend = config.backend == "default" ? graph::DefaultInferenceBackend() : config.backend;
+    plan->num_fused = !req.train && !want_grad ? graph::PartitionForInference(&s, backend)
+                                               : graph::PartitionForTraining(&s, backend);
   }
   const std::vector<NodePtr> inputs = s.ListInputs(graph::InputOption::kAll);
   MX_CHECK(inputs.size() == req.shapes.size()) << "CachedOp: the graph's inputs changed while planning";

@@ -137,6 +137,10 @@ Op& Op::set_mutate_inputs(FMutateInputs fn) {
   mutate_inputs = std::move(fn);
   return *this;
 }
+Op& Op::set_aux_inputs(FMutateInputs fn) {
+  aux_inputs = std::move(fn);
+  return *this;
+}
 Op& Op::set_gradient(FGradient fn) {
   gradient = std::move(fn);
   return *this;

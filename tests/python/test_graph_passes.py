@@ -60,9 +60,10 @@ def test_planning_shares_memory_and_each_knob_off_grows_it():
     # The pre-NNVM name still works.
     _, alias = plan(MXNET_EXEC_MATCH_RANGE="0")
     assert alias["planned_bytes"] == no_share["planned_bytes"]
-    # In inference every activation has one reader: relu overwrites BatchNorm's output.
-    _, infer = plan(grad_req="null")
-    _, no_inplace = plan(grad_req="null", MXNET_EXEC_ENABLE_INPLACE="0")
+    # In inference every activation has one reader: relu overwrites BatchNorm's output (with
+    # the subgraph backend off, which would fuse the three into one op).
+    _, infer = plan(grad_req="null", MXNET_SUBGRAPH_BACKEND="NONE")
+    _, no_inplace = plan(grad_req="null", MXNET_SUBGRAPH_BACKEND="NONE", MXNET_EXEC_ENABLE_INPLACE="0")
     assert infer["num_inplace"] > 0 and no_inplace["num_inplace"] == 0
     assert no_inplace["planned_bytes"] >= infer["planned_bytes"]
     ex, colours = plan(MXNET_EXEC_NUM_TEMP="4")
@@ -209,7 +210,8 @@ def test_inference_graph_is_one_segment_unless_disabled():
 
 
 def test_graph_dump_writes_json_and_listing(tmp_path):
-    with environment("MXNET_GRAPH_DUMP_DIR", str(tmp_path)):
+    # The subgraph backend off: the listing keeps the separate (and in-place) ops.
+    with environment({"MXNET_GRAPH_DUMP_DIR": str(tmp_path), "MXNET_SUBGRAPH_BACKEND": "NONE"}):
         bind_filled(conv_net(depth=2, act="relu"), grad_req="null", data=(2, 3, 8, 8))
     files = sorted(os.listdir(tmp_path))
     assert any(f.endswith(".json") for f in files) and any(f.endswith(".txt") for f in files)
@@ -259,7 +261,7 @@ print(mx.profiler.dumps())
 
 @pytest.mark.parametrize("mode", ["symbolic", "imperative"])
 def test_graph_ops_are_profiled_under_the_symbolic_bit(run_python, mode):
-    res = run_python("MODE = %r\n" % mode + PROFILE_MODES)
+    res = run_python("MODE = %r\n" % mode + PROFILE_MODES, MXNET_SUBGRAPH_BACKEND="NONE")  # unfused ops
     assert res.returncode == 0, res.stderr
     # A graph segment shows as the ops it holds; the imperative multiply as itself.
     segment = "[FullyConnected,Activation,FullyConnected,Activation]"

@@ -262,3 +262,26 @@ def test_batchnorm_with_relu_runs_one_onednn_primitive_each_way():
     assert [e[5] for e in bnorm] == ["forward_training", "backward"], bnorm
     assert all("flags:CHR" in e for e in bnorm), bnorm
     assert not [e for e in execs if e[3] == "eltwise"]
+
+
+@pytest.mark.parametrize("train_mode", [True, False])
+def test_batchnorm_with_relu_backward_after_a_blocked_convolution(train_mode):
+    # The conv's output reaches BatchNormWithReLU in oneDNN's blocked layout; recorded in
+    # predict mode its forward keeps no mask and the backward takes the plain path.
+    rs = np.random.RandomState(5)
+    x = mx.nd.array(rs.uniform(-1, 1, (2, 3, 8, 8)))
+    w = mx.nd.array(rs.uniform(-1, 1, (6, 3, 3, 3)))
+    stats = [mx.nd.array(rs.uniform(0.5, 1.5, 6)) for _ in range(4)]
+    head = mx.nd.array(rs.uniform(-1, 1, (2, 6, 8, 8)))
+    grads = []
+    for fused in (True, False):
+        xi = x.copy()
+        xi.attach_grad()
+        with mx.autograd.record(train_mode=train_mode):
+            c = mx.nd.Convolution(xi, w, kernel=(3, 3), pad=(1, 1), num_filter=6, no_bias=True)
+            args = [c] + [s.copy() for s in stats]
+            y = (mx.nd.contrib.BatchNormWithReLU(*args, fix_gamma=False) if fused
+                 else mx.nd.relu(mx.nd.BatchNorm(*args, fix_gamma=False)))
+        y.backward(head)
+        grads.append(xi.grad.asnumpy())
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-4, atol=1e-5)

@@ -69,7 +69,7 @@ class CachedOp(object):
         return [NDArray(NDArrayHandle(out_ptr[i])) for i in range(num_out.value)]
 
     def info(self):
-        """(plans held, fused ops the inference backend made in the latest inference plan)."""
+        """(plans held, fused ops the subgraph backend made in the plan of the latest call)."""
         plans, fused = mx_uint(), ctypes.c_int()
         check_call(_LIB.MXCachedOpGetInfo(self.handle, ctypes.byref(plans), ctypes.byref(fused)))
         return plans.value, fused.value

@@ -330,7 +330,8 @@ void BNReluBackward(const NodeAttrs& attrs, const OpContext& ctx, const std::vec
     const D zero = static_cast<D>(compute_t<D>(0));
     for (size_t i = 0; i < masked.size(); ++i)
       masked[i] = static_cast<compute_t<D>>(y[i]) > compute_t<D>(0) ? dy[i] : zero;
-    std::vector<TBlob> plain_in = bn_in;
+    // Copied again: PlainInputs() repointed the kernel's blobs (a blocked input had none).
+    std::vector<TBlob> plain_in(in.begin(), in.begin() + 5);
     plain_in[0].dptr_ = masked.data();
     if (OneDNNBackward<D, P>(attrs, p, training, plain_in, req, out, v.C, nullptr)) return;
     BNBackwardPlain<D, P>(v, p, training, masked.data(), in[1].dptr<D>(), in[2].dptr<P>(), in[3].dptr<P>(),

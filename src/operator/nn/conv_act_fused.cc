@@ -1,202 +1,216 @@
 /*!
  * \file conv_act_fused.cc
- * \brief `_sg_onednn_conv`: Convolution followed by an element-wise activation, as one op,
- *        optionally adding a residual input before the activation (with_sum):
- *        act(conv(data) + bias [+ sum]). Gluon's hybridized inference emits it for
- *        conv [+ folded BatchNorm] + Activation, and for ResNet v1's conv + BatchNorm + residual
- *        sum + ReLU. With oneDNN the sum and the activation are post-ops of the convolution
- *        primitive (no extra pass over the output); otherwise Convolution's kernel accumulates
- *        onto a copy of the sum and Activation's kernel applies in place. Inference only: the
- *        op has no gradient.
+ * \brief `_sg_onednn_conv`: a Convolution with, in this order, an optional inference BatchNorm
+ *        (with_bn, folded into the weight and bias, conv_bn_fold.h), an optional residual added
+ *        (with_sum) and an optional activation (act_type), as one op:
+ *
+ *            act(bn(conv(data) + bias) + sum)
+ *
+ *        The CPU subgraph backend (src/graph/subgraph/) rewrites inference graphs into it.
+ *        With oneDNN the sum and the activation are post-ops of the convolution primitive (no
+ *        extra pass over the output); otherwise Convolution's own kernel runs (accumulating
+ *        onto a copy of the sum) and Activation's kernel applies in place. Inference only: the
+ *        op has no gradient, and BatchNorm always uses its moving statistics.
  */
-#include <algorithm>
 #include <cstring>
-#include <iterator>
+#include <memory>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "mxnet/ndarray.h"
-#include "operator/nn/conv_param.h"
+#include "operator/common/broadcast_util.h"
+#include "operator/nn/conv_fused_attrs.h"
 #include "operator/nn/nn_util.h"
 #include "operator/nn/onednn/onednn_conv.h"
 #include "operator/nn/onednn/onednn_layout.h"
 
 namespace mxnet {
 namespace op {
-
-// Same names and codes as Activation's act_type.
-enum FusedActType { kFusedReLU = 0, kFusedSigmoid = 1, kFusedTanh = 2, kFusedSoftReLU = 3, kFusedSoftSign = 4 };
-
-struct ConvActParam : public dmlc::Parameter<ConvActParam> {
-  int act_type;
-  bool with_sum;
-  DMLC_DECLARE_PARAMETER(ConvActParam) {
-    DMLC_DECLARE_FIELD(with_sum).set_default(false).describe(
-        "Takes a last input `sum`, shaped as the output, added to the convolution's result before "
-        "the activation.");
-    DMLC_DECLARE_FIELD(act_type)
-        .add_enum("relu", kFusedReLU)
-        .add_enum("sigmoid", kFusedSigmoid)
-        .add_enum("tanh", kFusedTanh)
-        .add_enum("softrelu", kFusedSoftReLU)
-        .add_enum("softsign", kFusedSoftSign)
-        .describe("Activation applied to the convolution's output.");
-  }
-};
-DMLC_REGISTER_PARAMETER(ConvActParam);
-
 namespace {
 
-/*!
- * \brief Parsed attributes: the convolution's own attrs (ConvolutionParam parsed, so
- *        Convolution's shape rule and kernel take them unchanged) and the activation's.
- */
-struct ConvActAttrs {
-  NodeAttrs conv, act;
-  int act_type{kFusedReLU};
-  bool with_sum{false};
+/*! \brief The convolution's weight and bias as the kernels see them: the inputs, or folded. */
+struct ConvOperands {
+  TBlob weight, bias;
+  bool has_bias{false};
+  std::shared_ptr<const BNFolded> folded;  // keeps the folded arrays alive while in use
 };
 
-const ConvActAttrs& FusedAttrsOf(const NodeAttrs& attrs) { return attrs.get<ConvActAttrs>(); }
-
-const ConvolutionParam& ConvParamOf(const NodeAttrs& attrs) {
-  return attrs.get<ConvActAttrs>().conv.get<ConvolutionParam>();
+ConvOperands Operands(const ConvFusedAttrs& f, const std::vector<TBlob>& in) {
+  const ConvFusedSlots& s = f.slots;
+  ConvOperands o;
+  if (!f.param.with_bn) {
+    o.weight = in[s.weight];
+    o.has_bias = s.bias >= 0;
+    if (o.has_bias) o.bias = in[s.bias];
+    return o;
+  }
+  // The fold reads plain memory; the arrays identify the sources across calls.
+  std::vector<int> src{s.weight, s.bias, s.gamma, s.gamma + 1, s.gamma + 2, s.gamma + 3};
+  const KernelArrays* cur = KernelArrays::Current();
+  std::vector<NDArray> arrays;
+  std::vector<const TBlob*> blobs;
+  for (int i : src) {
+#if MXNET_USE_ONEDNN
+    if (i >= 0) onednn::PlainInput(i);
+#endif
+    blobs.push_back(i >= 0 ? &in[i] : nullptr);
+    if (cur && cur->inputs) arrays.push_back(i >= 0 ? (*cur->inputs)[i] : NDArray());
+  }
+  BNFoldParams bp;
+  bp.eps = f.param.eps;
+  bp.fix_gamma = f.param.fix_gamma;
+  o.folded = f.fold->Get(blobs, arrays, bp);
+  o.weight = o.folded->weight_blob;
+  o.bias = o.folded->bias_blob;
+  o.has_bias = true;
+  return o;
 }
 
-void ParseConvAct(NodeAttrs* attrs) {
-  ConvActAttrs parsed;
-  std::unordered_map<std::string, std::string> conv_dict, act_dict;
-  for (const auto& kv : attrs->dict)
-    (kv.first == "act_type" || kv.first == "with_sum" ? act_dict : conv_dict).insert(kv);
-  const auto act = act_dict.find("act_type");
-  MX_CHECK_KIND(act != act_dict.end(), "ValueError") << OpNameOf(*attrs) << ": act_type is required";
-  static const char* const kNames[] = {"relu", "sigmoid", "tanh", "softrelu", "softsign"};
-  MX_CHECK_KIND(std::find(std::begin(kNames), std::end(kNames), act->second) != std::end(kNames), "ValueError")
-      << OpNameOf(*attrs) << ": act_type must be one of relu, sigmoid, tanh, softrelu, softsign, got '" << act->second
-      << "'";
-  // Errors name this op: both parsers report attrs.op's name.
-  parsed.act.op = attrs->op;
-  parsed.act.dict = act_dict;
-  ParamParser<ConvActParam>(&parsed.act);
-  parsed.act_type = parsed.act.get<ConvActParam>().act_type;
-  parsed.with_sum = parsed.act.get<ConvActParam>().with_sum;
-  act_dict.erase("with_sum");
-  parsed.act = MakeAttrs(Op::Get("Activation"), act_dict, attrs->name);
-  parsed.conv.op = attrs->op;
-  parsed.conv.name = attrs->name;
-  parsed.conv.dict = conv_dict;
-  ParamParser<ConvolutionParam>(&parsed.conv);
-  attrs->parsed = std::move(parsed);
-}
-
-/*! \brief The convolution's own inputs: data, weight [, bias]. */
-size_t NumConvInputs(const NodeAttrs& attrs) { return ConvParamOf(attrs).no_bias ? 2 : 3; }
-
-std::vector<std::string> InputNames(const NodeAttrs& attrs) {
-  std::vector<std::string> names{"data", "weight"};
-  if (!ConvParamOf(attrs).no_bias) names.push_back("bias");
-  if (FusedAttrsOf(attrs).with_sum) names.push_back("sum");
-  return names;
-}
-
-bool ConvActShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
-  if (!FusedAttrsOf(attrs).with_sum) return Op::Get("Convolution")->infer_shape(FusedAttrsOf(attrs).conv, in, out);
-  const size_t n = NumConvInputs(attrs);
-  std::vector<TShape> conv_in(in->begin(), in->begin() + n);
-  const bool known = Op::Get("Convolution")->infer_shape(FusedAttrsOf(attrs).conv, &conv_in, out);
-  std::copy(conv_in.begin(), conv_in.end(), in->begin());
-  // The sum is added element by element: it has the output's shape, in either direction.
-  TShape& sum = (*in)[n];
-  if ((*out)[0].IsKnown()) AssignShape(attrs, &sum, (*out)[0], "input", static_cast<int>(n));
-  return known && sum.IsKnown();
+/*! \brief Whether the sum is added in place: it has the shape of the convolution's output and of y. */
+bool SumInPlace(const ConvFusedAttrs& f, const std::vector<TBlob>& in, const ConvOperands& w, const TBlob& y) {
+  const ConvFusedSlots& s = f.slots;
+  if (in[s.sum].shape_ != y.shape_) return false;
+  std::vector<TShape> shapes{in[s.data].shape_, w.weight.shape_}, out(1);
+  if (w.has_bias) shapes.push_back(w.bias.shape_);
+  Op::Get("Convolution")->infer_shape(w.folded ? f.conv_folded : f.conv, &shapes, &out);
+  return out[0] == y.shape_;
 }
 
 #if MXNET_USE_ONEDNN
-bool OneDNNPostOp(int act_type, dnnl::algorithm* alg) {
-  switch (act_type) {
-    case kFusedReLU:
-      *alg = dnnl::algorithm::eltwise_relu;
-      return true;
-    case kFusedSigmoid:
-      *alg = dnnl::algorithm::eltwise_logistic;
-      return true;
-    case kFusedTanh:
-      *alg = dnnl::algorithm::eltwise_tanh;
-      return true;
-    case kFusedSoftReLU:
-      *alg = dnnl::algorithm::eltwise_soft_relu;
-      return true;
-    default:
-      return false;  // softsign has no oneDNN eltwise
+/*!
+ * \brief The convolution with its post-ops as one oneDNN primitive; false (nothing done) when
+ *        oneDNN declines the problem or a post-op. The kernel is shown its arrays in
+ *        Convolution's order (data, weight, bias, then the sum) with the folded weight in place
+ *        of the input, so blocked inputs and outputs and cached weight copies work as they do
+ *        for Convolution.
+ */
+bool RunOneDNN(const ConvFusedAttrs& f, const OpContext& ctx, const std::vector<TBlob>& in, const ConvOperands& w,
+               const TBlob& y) {
+  const ConvFusedSlots& s = f.slots;
+  const ConvolutionParam& p = f.conv.get<ConvolutionParam>();
+  const bool cl = ChannelLast(p.layout);
+  const ConvGeom g = MakeConvGeom(f.conv, p, ToChannelFirst(in[s.data].shape_, cl));
+  if (!onednn::Enabled() || !onednn::ConvSupported(g, in[s.data].type_flag_)) return false;
+  dnnl::algorithm alg{};
+  if (f.with_act && !OneDNNEltwise(f.param.act_type.value(), &alg)) return false;
+  if (s.sum >= 0 && !SumInPlace(f, in, w, y)) return false;
+  const KernelArrays* cur = KernelArrays::Current();
+  std::vector<NDArray> arrays(4);
+  std::vector<TBlob> blobs(4);
+  auto take = [&](size_t to, int from) {
+    if (from < 0) return;
+    blobs[to] = in[from];
+    if (cur && cur->inputs) arrays[to] = (*cur->inputs)[from];
+  };
+  take(0, s.data);
+  take(3, s.sum);
+  if (w.folded) {
+    arrays[1] = w.folded->weight;
+    arrays[2] = w.folded->bias;
+    blobs[1] = w.weight;
+    blobs[2] = w.bias;
+  } else {
+    take(1, s.weight);
+    take(2, s.bias);
   }
+  const KernelArrays shown{&arrays, cur ? cur->outputs : nullptr, &blobs, cur ? cur->output_blobs : nullptr,
+                           cur && cur->accepts_layouts};
+  KernelArraysScope scope(cur ? &shown : nullptr);
+  onednn::PostOps post;
+  if (s.sum >= 0) {
+    post.sum_scale = 1.f;
+    post.sum_src = &blobs[3];
+    post.sum_input = 3;
+  }
+  if (f.with_act) post.eltwise.push_back({alg, 0.f, 0.f});
+  onednn::ConvForward(g, cl, ctx.is_train, blobs[0], blobs[1], w.has_bias ? &blobs[2] : nullptr, y, post);
+  return true;
 }
 #endif
 
-void ConvActCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
-                    const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+/*! \brief y = sum + c with NumPy broadcasting (the residual of another shape). */
+void BroadcastAdd(const TBlob& c, const TBlob& sum, const TBlob& y) {
+  MXNET_REAL_TYPE_SWITCH(y.type_flag_, DType, {
+    BroadcastBinary(c.shape_, c.dptr<DType>(), sum.shape_, sum.dptr<DType>(), y.shape_, y.dptr<DType>(), kWriteTo,
+                    [](compute_t<DType> a, compute_t<DType> b) { return a + b; });
+  });
+}
+
+/*! \brief Convolution's kernel (whatever path it takes), then the sum, then Activation's kernel. */
+void RunUnfused(const ConvFusedAttrs& f, const OpContext& ctx, const std::vector<TBlob>& in, const ConvOperands& w,
+                const TBlob& y) {
+  const ConvFusedSlots& s = f.slots;
+#if MXNET_USE_ONEDNN
+  // The activation and the sum read the convolution's output plainly, so it must not be left
+  // in a blocked layout: inputs are made plain and the arrays hidden from the kernels.
+  onednn::PlainInputs();
+#endif
+  KernelArraysScope plain_only(nullptr);
+  const NodeAttrs& conv = w.folded ? f.conv_folded : f.conv;
+  std::vector<TBlob> conv_in{in[s.data], w.weight};
+  if (w.has_bias) conv_in.push_back(w.bias);
+  const FCompute& conv_fn = *Op::Get("Convolution")->GetCompute(Context::kCPU);
+  if (s.sum < 0) {
+    conv_fn(conv, ctx, conv_in, {kWriteTo}, {y});
+  } else if (SumInPlace(f, in, w, y)) {  // the convolution accumulates onto a copy of the sum
+    const TBlob& sum = in[s.sum];
+    if (sum.dptr_ != y.dptr_) std::memcpy(y.dptr_, sum.dptr_, sum.Bytes());
+    conv_fn(conv, ctx, conv_in, {kAddTo}, {y});
+  } else {
+    std::vector<TShape> shapes, out(1);
+    for (const TBlob& b : conv_in) shapes.push_back(b.shape_);
+    Op::Get("Convolution")->infer_shape(conv, &shapes, &out);
+    const TBlob c(ctx.requested[1].GetSpace(out[0].Size() * DTypeSize(y.type_flag_)), out[0], y.type_flag_, y.ctx_);
+    conv_fn(conv, ctx, conv_in, {kWriteTo}, {c});
+    BroadcastAdd(c, in[s.sum], y);
+  }
+  if (f.with_act) ApplyActivationInPlace(f.act, ctx, y);
+}
+
+void ConvFusedCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                      const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   if (req[0] == kNullOp) return;
   // act(y + conv) is not y + act(conv): the op only overwrites (imperative forward calls do).
   MX_CHECK_KIND(req[0] != kAddTo, "ValueError")
       << OpNameOf(attrs) << ": cannot accumulate into its output (req kAddTo); use Convolution and Activation";
-  const ConvActAttrs& f = attrs.get<ConvActAttrs>();
-  const size_t n_conv = NumConvInputs(attrs);
+  const ConvFusedAttrs& f = ConvFusedOf(attrs);
+  const ConvOperands w = Operands(f, in);
 #if MXNET_USE_ONEDNN
-  const ConvolutionParam& p = f.conv.get<ConvolutionParam>();
-  const bool cl = ChannelLast(p.layout);
-  const ConvGeom g = MakeConvGeom(f.conv, p, ToChannelFirst(in[0].shape_, cl));
-  dnnl::algorithm alg;
-  if (onednn::Enabled() && onednn::ConvSupported(g, in[0].type_flag_) && OneDNNPostOp(f.act_type, &alg)) {
-    onednn::PostOps post;
-    if (f.with_sum) {
-      post.sum_scale = 1.f;
-      post.sum_src = &in[n_conv];
-      post.sum_input = n_conv;
-    }
-    post.eltwise.push_back({alg, 0.f, 0.f});
-    onednn::ConvForward(g, cl, ctx.is_train, in[0], in[1], p.no_bias ? nullptr : &in[2], out[0], post);
-    return;
-  }
-  // Two kernels in sequence: the activation reads the convolution's output plainly, so the
-  // convolution must not leave it in a blocked layout. Inputs are made plain and the
-  // arrays hidden from both kernels.
-  onednn::PlainInputs();
+  if (RunOneDNN(f, ctx, in, w, out[0])) return;
 #endif
-  KernelArraysScope plain_only(nullptr);
-  const std::vector<TBlob> conv_in(in.begin(), in.begin() + n_conv);
-  if (f.with_sum) {  // the convolution accumulates onto a copy of the sum
-    const TBlob& sum = in[n_conv];
-    if (sum.dptr_ != out[0].dptr_) std::memcpy(out[0].dptr_, sum.dptr_, sum.Bytes());
-    Op::Get("Convolution")->GetCompute(Context::kCPU)->operator()(f.conv, ctx, conv_in, {kAddTo}, out);
-  } else {
-    Op::Get("Convolution")->GetCompute(Context::kCPU)->operator()(f.conv, ctx, conv_in, req, out);
-  }
-  Op::Get("Activation")->GetCompute(Context::kCPU)->operator()(f.act, ctx, {out[0]}, {kWriteInplace}, {out[0]});
+  RunUnfused(f, ctx, in, w, out[0]);
 }
 
 }  // namespace
 
 MXNET_REGISTER_OP(_sg_onednn_conv)
     .describe(
-        "Convolution followed by an activation (relu, sigmoid, tanh, softrelu, softsign) in one op, with "
-        "an optional residual input added before the activation (with_sum); with oneDNN the sum and the "
-        "activation run as post-ops of the convolution. Inference only (no gradient).")
-    .set_num_inputs([](const NodeAttrs& a) {
-      return static_cast<uint32_t>(NumConvInputs(a) + (FusedAttrsOf(a).with_sum ? 1 : 0));
-    })
+        "Convolution with an optional inference BatchNorm folded into it (with_bn), an optional residual "
+        "added (with_sum) and an optional activation (relu, sigmoid, tanh, softrelu, softsign) in one op; "
+        "with oneDNN the sum and the activation run as post-ops of the convolution. Inference only (no "
+        "gradient).")
+    .set_num_inputs([](const NodeAttrs& a) { return ConvFusedOf(a).slots.count; })
     .set_num_outputs(1)
-    .set_list_input_names(InputNames)
+    .set_list_input_names(ConvFusedInputNames)
     .add_argument("data", "NDArray-or-Symbol", "Input data.")
     .add_argument("weight", "NDArray-or-Symbol", "Convolution weight.")
     .add_argument("bias", "NDArray-or-Symbol", "Convolution bias.")
+    .add_argument("gamma", "NDArray-or-Symbol", "With with_bn: BatchNorm's gamma.")
+    .add_argument("beta", "NDArray-or-Symbol", "With with_bn: BatchNorm's beta.")
+    .add_argument("moving_mean", "NDArray-or-Symbol", "With with_bn: BatchNorm's moving mean (auxiliary state).")
+    .add_argument("moving_var", "NDArray-or-Symbol", "With with_bn: BatchNorm's moving variance (auxiliary state).")
     .add_argument("sum", "NDArray-or-Symbol", "With with_sum: the residual added before the activation.")
     .add_arguments(ConvolutionParam::__FIELDS__())
-    .add_arguments(ConvActParam::__FIELDS__())
-    .set_attr_parser(ParseConvAct)
-    .set_infer_shape(ConvActShape)
-    .set_infer_type(ElemwiseType)
-    .set_resource_request(std::vector<ResourceRequest>{ResourceRequest::kTempSpace})
-    .set_compute(Context::kCPU, ConvActCompute)
+    .add_arguments(ConvFusedParam::__FIELDS__())
+    .set_attr_parser(ParseConvFused)
+    .set_infer_shape(ConvFusedShape)
+    .set_infer_type(ConvFusedType)
+    .set_aux_inputs([](const NodeAttrs& a) {
+      const int g = ConvFusedOf(a).slots.gamma;
+      return g < 0 ? std::vector<uint32_t>{} : std::vector<uint32_t>{static_cast<uint32_t>(g + 2), static_cast<uint32_t>(g + 3)};
+    })
+    .set_resource_request(std::vector<ResourceRequest>{ResourceRequest::kTempSpace, ResourceRequest::kTempSpace})
+    .set_compute(Context::kCPU, ConvFusedCompute)
     .set_accepts_opaque_layout(true);
 
 }  // namespace op

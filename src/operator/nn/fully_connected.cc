@@ -9,6 +9,7 @@
 
 #include "operator/nn/conv_im2col.h"
 #include "operator/nn/fc_gemv.h"
+#include "operator/nn/fc_param.h"
 #include "operator/nn/half_via_float.h"
 #include "operator/nn/nn_util.h"
 #include "operator/nn/onednn/onednn_ops.h"
@@ -16,16 +17,6 @@
 namespace mxnet {
 namespace op {
 
-struct FullyConnectedParam : public dmlc::Parameter<FullyConnectedParam> {
-  int num_hidden;
-  bool no_bias;
-  bool flatten;
-  DMLC_DECLARE_PARAMETER(FullyConnectedParam) {
-    DMLC_DECLARE_FIELD(num_hidden).set_lower_bound(1).describe("Number of hidden nodes of the output.");
-    DMLC_DECLARE_FIELD(no_bias).set_default(false).describe("Whether to disable bias parameter.");
-    DMLC_DECLARE_FIELD(flatten).set_default(true).describe("Whether to collapse all but the first axis of the input.");
-  }
-};
 DMLC_REGISTER_PARAMETER(FullyConnectedParam);
 
 namespace {
