@@ -35,8 +35,13 @@ mx.nd.dot and torch.mm; the best is the peak), each network's multiply-adds (cou
 its convolution and dense layers on a batch-1 forward pass), and from these ResNet-50's
 achieved GFLOP/s per framework as a fraction of the peak.
 
-Output: a markdown table per network on stdout, results JSON and (when matplotlib can be
-imported by this interpreter or /usr/bin/python3) a PNG bar chart in --out-dir.
+Peak RSS: every framework's process reports its peak resident set size after each case (the
+mark is lowered to the current RSS when a network is loaded, where Linux allows it; batch
+sizes run in ascending order, so a figure covers the smaller batches of that network too).
+
+Output: a markdown table per network on stdout (images/s and ratios, then peak RSS), results
+JSON and (when matplotlib can be imported by this interpreter or /usr/bin/python3) a PNG bar
+chart in --out-dir.
 
   python benchmark/python/benchmark_score.py --quick     # ResNet-50, AlexNet; batch 1, 8
   python benchmark/python/benchmark_score.py             # everything (tens of minutes)
@@ -125,6 +130,48 @@ def log(msg):
 
 def error_text(err):
     return "%s: %s" % (type(err).__name__, err)
+
+
+def _status_kb(field):
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def peak_rss_mb():
+    """This process's peak resident set size in MB: VmHWM (the mark reset_peak_rss lowers)
+    where /proc has it, else ru_maxrss (KiB on Linux)."""
+    kb = _status_kb("VmHWM")
+    if kb is None:
+        import resource
+        kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return kb / 1024.0
+
+
+def reset_peak_rss():
+    """Lowers this process's peak-RSS mark to its current RSS (Linux 4.0+: "5" to
+    /proc/self/clear_refs); returns (done, current RSS in MB or None)."""
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+        done = True
+    except OSError:
+        done = False
+    kb = _status_kb("VmRSS")
+    return done, None if kb is None else kb / 1024.0
+
+
+def load_network(backend, name):
+    """backend.load(name) after lowering the peak-RSS mark, so that a network's figures do
+    not carry an earlier network's peak; its records, then one with the RSS at the reset."""
+    done, rss = reset_peak_rss()
+    records = backend.load(name)
+    return records + [{"model": name, "rss_mark_reset": done, "rss_at_load_mb": rss}]
 
 
 def best_gemm(matmul, make, n, reps):
@@ -323,7 +370,7 @@ def worker_isolated(kind, spec):
     emit({"info": backend.info()})
     for name in spec["models"]:
         try:
-            records = backend.load(name)
+            records = load_network(backend, name)
         except Exception as err:  # a model that fails to build is reported, not fatal
             emit({"model": name, "error": error_text(err)})
             continue
@@ -334,7 +381,8 @@ def worker_isolated(kind, spec):
                 try:
                     res = time_batches(make(), batch, spec["warmup_s"], spec["window_s"],
                                        spec["windows"])
-                    res.update(model=name, batch=batch, variant=variant)
+                    res.update(model=name, batch=batch, variant=variant,
+                               peak_rss_mb=peak_rss_mb())
                 except Exception as err:
                     res = {"model": name, "batch": batch, "variant": variant,
                            "error": error_text(err)}
@@ -364,7 +412,7 @@ def worker_lockstep(kind, spec):
             if op == "load":
                 spec["onnx"] = cmd.get("onnx", {})
                 try:
-                    for r in backend.load(cmd["model"]):
+                    for r in load_network(backend, cmd["model"]):
                         emit(r)
                 except Exception as err:
                     emit({"model": cmd["model"], "error": error_text(err)})
@@ -379,7 +427,8 @@ def worker_lockstep(kind, spec):
                         emit({"variant": variant, "error": error_text(err)})
             elif op == "window":
                 run, calls = lanes[cmd["variant"]]
-                emit({"images_per_s": timed_window(run, batch, calls)})
+                emit({"images_per_s": timed_window(run, batch, calls),
+                      "peak_rss_mb": peak_rss_mb()})
             elif op in ("release", "unload"):
                 lanes = {}
                 if op == "unload":
@@ -658,6 +707,7 @@ def run_lockstep(order, interp, spec, args, results, onnx_files):
                     spec["windows"], ", ".join("%s %s" % lane for lane in lanes),
                     os.getloadavg()[0]), flush=True)
                 rates = {lane: [] for lane in lanes}
+                rss = {}
                 for k in range(spec["windows"]):
                     for fw, variant in (lanes if k % 2 == 0 else lanes[::-1]):
                         if fw not in workers:
@@ -668,6 +718,9 @@ def run_lockstep(order, interp, spec, args, results, onnx_files):
                         rate = next((r["images_per_s"] for r in recs or []
                                      if "images_per_s" in r), None)
                         rates[(fw, variant)].append(rate)
+                        for r in recs or []:
+                            if r.get("peak_rss_mb"):
+                                rss[fw] = max(rss.get(fw, 0.0), r["peak_rss_mb"])
                 for fw in live:
                     if fw in workers:
                         ask(fw, {"cmd": "release"})
@@ -676,13 +729,16 @@ def run_lockstep(order, interp, spec, args, results, onnx_files):
                     if done:
                         rec = summarize(done, counts[(fw, variant)])
                         rec.update(rates=got, lockstep=True)
+                        if fw in rss:  # the process's, after every lane's windows
+                            rec["peak_rss_mb"] = rss[fw]
                     else:
                         rec = {"error": "no window finished"}
                     rec.update(model=model, batch=batch, variant=variant, round=rnd)
                     fws[fw]["records"].append(rec)
                     print("  %-11s %-20s %s" % (fw, variant, fmt(rec.get("images_per_s")) +
-                                                " images/s" if done else rec["error"]),
-                          flush=True)
+                                                " images/s, peak RSS %s MB" % fmt(
+                                                    rec.get("peak_rss_mb"), 0)
+                                                if done else rec["error"]), flush=True)
             for fw in live:
                 if fw in workers:
                     ask(fw, {"cmd": "unload"})
@@ -790,7 +846,8 @@ def main(argv=None):
     for m in models:
         if m not in MODELS:
             p.error("unknown model %s" % m)
-    batches = ([int(b) for b in args.batch_sizes.split(",")] if args.batch_sizes else
+    # Ascending: a process's peak RSS then grows with the batch size it reports against.
+    batches = (sorted({int(b) for b in args.batch_sizes.split(",")}) if args.batch_sizes else
                [1, 8] if args.quick else BATCH_SIZES)
     frameworks = args.frameworks.split(",")
     for fw in frameworks:
@@ -850,6 +907,34 @@ def lookup(results, fw, model, batch, variant=None):
     """Images/s of a case: the median over rounds (None when it has no figure)."""
     rates = [r["images_per_s"] for r in case_records(results, fw, model, batch, variant)]
     return statistics.median(rates) if rates else None
+
+
+def case_rss(results, fw, model, batch):
+    """The peak RSS (MB) of fw's process after a case: the largest over its variants (they
+    share the process) and rounds; None without a figure."""
+    got = [r["peak_rss_mb"] for r in case_records(results, fw, model, batch)
+           if r.get("peak_rss_mb")]
+    return max(got) if got else None
+
+
+def rss_note(results):
+    """What the peak-RSS figures cover, from what the workers could do."""
+    cumulative = sorted({fw for fw, entry in results["frameworks"].items()
+                         for r in entry.get("records", [])
+                         if r.get("rss_mark_reset") is False})
+    text = ("peak RSS: the high-water mark of each framework's worker process, lowered to the "
+            "process's current RSS when it loads the network (/proc/self/clear_refs) and read "
+            "after the batch size's timed windows; batch sizes run in ascending order, so each "
+            "figure also covers the smaller batches of the same network. It counts the "
+            "interpreter, the framework's libraries and any memory the process kept from an "
+            "earlier network (%s). torch's figure is its one process running eager and "
+            "TorchScript." % ("in --isolated, each network has a fresh process" if
+                              results.get("mode") == "isolated" else
+                              "in lockstep one process per framework runs every network"))
+    if cumulative:
+        text += (" The mark could not be lowered for %s: their figures are the peak since the "
+                 "process started, every earlier network included." % ", ".join(cumulative))
+    return text
 
 
 def paired_ratio(results, model, batch, lane, other):
@@ -938,7 +1023,27 @@ def report(results, args):
         if ranges:
             print("ratios are medians over same-turn windows; their range: " +
                   "; ".join(ranges))
+        rss_fws = [("ours", "ours"), ("mxnet191", "MXNet 1.9.1"),
+                   ("torch", "torch (eager + TorchScript)"), ("onnxruntime", "onnxruntime")]
+        print("\n%s: peak RSS, MB, per framework process (see the note below)" % model)
+        print("| batch | %s | ours/1.9.1 |" % " | ".join(label for _, label in rss_fws))
+        print("|---:|%s---:|" % ("---:|" * len(rss_fws)))
+        for b in results["batch_sizes"]:
+            got = {fw: case_rss(results, fw, model, b) for fw, _ in rss_fws}
+            rows[str(b)]["peak_rss_mb"] = got
+            print("| %d | %s | %s |" % (b, " | ".join(fmt(got[fw], 0) for fw, _ in rss_fws),
+                                        fmt(got["ours"] / got["mxnet191"]
+                                            if got["ours"] and got["mxnet191"] else None, 2)))
+        at_load = {fw: [r["rss_at_load_mb"] for r in fws.get(fw, {}).get("records", [])
+                        if r.get("model") == model and r.get("rss_at_load_mb")]
+                   for fw, _ in rss_fws}
+        if any(at_load.values()):
+            print("RSS of each process when it loaded %s (the floor of its figures): %s" % (
+                model, ", ".join("%s %s MB" % (fw, fmt(max(v), 0))
+                                 for fw, v in at_load.items() if v)))
     results["table"] = table
+    results["rss_note"] = rss_note(results)
+    print("\n(%s)" % results["rss_note"])
 
     print("\n### GEMM peak (fp32, %d^3 sgemm, best of 5)" % args.gemm_n)
     for k, v in sorted(gemm.items()):

@@ -34,10 +34,11 @@ void Invoke(Context default_ctx, const op::NodeAttrs& attrs, const std::vector<N
             const std::vector<NDArray*>& outputs, const std::vector<bool>& unused);
 /*!
  * \brief As above, with attrs the kernel may keep until it ran (no copy: a graph's node, or
- *        attributes parsed once and cached).
+ *        attributes parsed once and cached). planned: every output is allocated with the
+ *        shape and dtype a graph's inference gave it, so the op's inference is skipped.
  */
 void Invoke(Context default_ctx, std::shared_ptr<const op::NodeAttrs> attrs, const std::vector<NDArray*>& inputs,
-            const std::vector<NDArray*>& outputs, const std::vector<bool>& unused);
+            const std::vector<NDArray*>& outputs, const std::vector<bool>& unused, bool planned = false);
 /*! \brief Convenience: invoke by op name with string params; returns the (visible) outputs. */
 std::vector<NDArray> InvokeByName(const std::string& op_name, const std::vector<NDArray>& inputs,
                                   const std::unordered_map<std::string, std::string>& params = {});

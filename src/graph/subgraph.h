@@ -33,13 +33,6 @@ namespace graph {
 int PartitionForInference(Symbol* sym, const std::string& backend);
 
 /*!
- * \brief The rewrites of `backend` that keep gradients exact (BatchNorm -> relu into
- *        `_contrib_BatchNormWithReLU`, whose backward applies the relu mask inside BatchNorm's),
- *        for graphs that are differentiated. Returns the number of fused nodes.
- */
-int PartitionForTraining(Symbol* sym, const std::string& backend);
-
-/*!
  * \brief The backend from MXNET_SUBGRAPH_BACKEND: "ONEDNN" by default (when unset and the
  *        build has oneDNN), "" when NONE or empty-but-set, else the value as set (upper case).
  */

@@ -54,11 +54,10 @@ std::shared_ptr<CachedOpPlan> BuildCachedOpPlan(const graph::Symbol& sym, const 
   if (env::GetBool(env::Var::MXNET_ELIMINATE_COMMON_EXPR)) graph::EliminateCommonExpr(&s);
   const bool want_grad = std::find(req.grad.begin(), req.grad.end(), true) != req.grad.end();
   // Folding uses BatchNorm's running statistics and the fused ops have no gradient:
-  // inference only; differentiated graphs get the rewrites that keep gradients exact.
-  if (req.ctx.dev_type == Context::kCPU) {
+  // inference only.
+  if (!req.train && !want_grad && req.ctx.dev_type == Context::kCPU) {
     const std::string backend = config.backend == "default" ? graph::DefaultInferenceBackend() : config.backend;
-    plan->num_fused = !req.train && !want_grad ? graph::PartitionForInference(&s, backend)
-                                               : graph::PartitionForTraining(&s, backend);
+    plan->num_fused = graph::PartitionForInference(&s, backend);
   }
   const std::vector<NodePtr> inputs = s.ListInputs(graph::InputOption::kAll);
   MX_CHECK(inputs.size() == req.shapes.size()) << "CachedOp: the graph's inputs changed while planning";
@@ -238,7 +237,7 @@ void RunPlanNodes(const CachedOpPlan& plan, CachedOpState* state, uint32_t begin
         unused[o] = plan.memory.storage_id[e] >= 0 && plan.readers[e] == 0 && plan.shapes[e].Size() > 0;
       }
       // The plan's node outlives the pushed kernel through this alias: no copy of its attrs.
-      Invoke(state->ctx, std::shared_ptr<const op::NodeAttrs>(g.nodes()[nid], &n.attrs), ins, outs, unused);
+      Invoke(state->ctx, std::shared_ptr<const op::NodeAttrs>(g.nodes()[nid], &n.attrs), ins, outs, unused, true);
     }
   } catch (...) {
     restore();

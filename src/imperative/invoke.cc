@@ -105,7 +105,7 @@ void Invoke(Context default_ctx, const op::NodeAttrs& attrs, const std::vector<N
 }
 
 void Invoke(Context default_ctx, std::shared_ptr<const op::NodeAttrs> shared_attrs, const std::vector<NDArray*>& inputs,
-            const std::vector<NDArray*>& outputs, const std::vector<bool>& unused) {
+            const std::vector<NDArray*>& outputs, const std::vector<bool>& unused, bool planned) {
   const op::NodeAttrs& attrs = *shared_attrs;
   const op::Op* op = attrs.op;
   const uint32_t nin = op->NumInputs(attrs), nout = op->NumOutputs(attrs);
@@ -133,18 +133,24 @@ void Invoke(Context default_ctx, std::shared_ptr<const op::NodeAttrs> shared_att
       otype[i] = outputs[i]->dtype();
     }
   }
-  MX_CHECK_KIND(op->infer_shape && op->infer_type, "ValueError") << op->name << ": no shape/dtype inference";
-  const std::vector<TShape> given_ishape = ishape;
-  bool shape_ok = op->infer_shape(attrs, &ishape, &oshape);
-  MX_CHECK_KIND(shape_ok && ishape == given_ishape, "ValueError")
-      << op->name << ": cannot infer output shapes from input shapes " << op::ShapesToString(given_ishape);
-  for (uint32_t i = 0; i < nout; ++i)
-    MX_CHECK_KIND(oshape[i].IsKnown(), "ValueError")
-        << op->name << ": output " << i << " shape " << oshape[i] << " unknown for input shapes "
-        << op::ShapesToString(given_ishape);
-  const std::vector<int> given_itype = itype;
-  MX_CHECK_KIND(op->infer_type(attrs, &itype, &otype) && itype == given_itype, "TypeError")
-      << op->name << ": cannot infer output dtypes from the input dtypes";
+  if (planned) {
+    // A graph plan inferred every shape and allocated every output already.
+    for (uint32_t i = 0; i < nout; ++i)
+      MX_CHECK(!outputs[i]->is_none()) << op->name << ": a planned call without output " << i;
+  } else {
+    MX_CHECK_KIND(op->infer_shape && op->infer_type, "ValueError") << op->name << ": no shape/dtype inference";
+    const std::vector<TShape> given_ishape = ishape;
+    bool shape_ok = op->infer_shape(attrs, &ishape, &oshape);
+    MX_CHECK_KIND(shape_ok && ishape == given_ishape, "ValueError")
+        << op->name << ": cannot infer output shapes from input shapes " << op::ShapesToString(given_ishape);
+    for (uint32_t i = 0; i < nout; ++i)
+      MX_CHECK_KIND(oshape[i].IsKnown(), "ValueError")
+          << op->name << ": output " << i << " shape " << oshape[i] << " unknown for input shapes "
+          << op::ShapesToString(given_ishape);
+    const std::vector<int> given_itype = itype;
+    MX_CHECK_KIND(op->infer_type(attrs, &itype, &otype) && itype == given_itype, "TypeError")
+        << op->name << ": cannot infer output dtypes from the input dtypes";
+  }
   for (uint32_t i = 0; i < nout; ++i) {
     if (outputs[i]->is_none()) {
       *outputs[i] = NDArray(oshape[i], ctx, true, otype[i]);

@@ -36,12 +36,15 @@ def test_benchmark_score_quick_on_ours_reports_peers_missing(tmp_path):
     assert "mxnet191    MISSING" in out and "setup_peers.sh" in out
     assert "### resnet50_v1 (224x224, images/s" in out
     assert "| batch | ours | MXNet 1.9.1 |" in out
+    assert "resnet50_v1: peak RSS, MB, per framework process" in out
+    assert "(peak RSS: the high-water mark of each framework's worker process" in out
     assert "### GEMM peak" in out and "mx_dot" in out
     assert "### ResNet-50: achieved GFLOP/s" in out
     with open(tmp_path / "benchmark_score.json") as f:
         data = json.load(f)
     row = data["table"]["resnet50_v1"]["1"]
     assert row["ours"] > 0 and row["mxnet191"] is None
+    assert row["peak_rss_mb"]["ours"] > 0 and row["peak_rss_mb"]["mxnet191"] is None
     assert data["frameworks"]["mxnet191"]["missing"]
     assert data["gemm_peak_gflops"] > 0
     assert 7e9 < 2 * data["macs_per_image"]["resnet50_v1"] < 8.5e9
@@ -72,6 +75,19 @@ def test_benchmark_score_lockstep_records_every_window(tmp_path):
     for rec in records:
         assert rec["lockstep"] and len(rec["rates"]) == 3 and rec["batches_per_window"] == 1
         assert rec["images_per_s"] == sorted(rec["rates"])[1]
+        assert rec["peak_rss_mb"] > 0
+    # The peak-RSS table: a row per batch size, its cells under the header's columns; the
+    # mark only grows between the batch sizes of one network.
+    lines = r.stdout.splitlines()
+    head = lines.index("alexnet: peak RSS, MB, per framework process (see the note below)")
+    assert lines[head + 1] == ("| batch | ours | MXNet 1.9.1 | torch (eager + TorchScript) "
+                               "| onnxruntime | ours/1.9.1 |")
+    rows = [[c.strip() for c in line.strip("|").split("|")] for line in lines[head + 3:head + 5]]
+    assert [row[0] for row in rows] == ["1", "2"] and all(len(row) == 6 for row in rows)
+    assert all(row[2:] == ["-", "-", "-", "-"] for row in rows)
+    assert float(rows[0][1]) <= float(rows[1][1])
+    load = next(rec for rec in data["frameworks"]["ours"]["records"] if "rss_mark_reset" in rec)
+    assert load["model"] == "alexnet" and load["rss_at_load_mb"] > 0
 
 
 def test_benchmark_score_isolated_mode(tmp_path):
@@ -86,6 +102,9 @@ def test_benchmark_score_isolated_mode(tmp_path):
     assert data["mode"] == "isolated" and data["table"]["alexnet"]["2"]["ours"] > 0
     rec = next(rec for rec in data["frameworks"]["ours"]["records"] if "images_per_s" in rec)
     assert "lockstep" not in rec and len(rec["rates"]) == 2
+    assert rec["peak_rss_mb"] > 0
+    assert data["table"]["alexnet"]["2"]["peak_rss_mb"]["ours"] == rec["peak_rss_mb"]
+    assert "in --isolated, each network has a fresh process" in r.stdout
 
 
 def test_benchmark_score_rejects_an_unknown_framework(tmp_path):
@@ -136,11 +155,13 @@ def test_lockstep_worker_protocol_and_errors():
         bad = worker.request({"cmd": "load", "model": "lenet9"})
         assert bad[0]["model"] == "lenet9" and "KeyError" in bad[0]["error"]
         assert "unknown command 'fly'" in worker.request({"cmd": "fly"})[0]["error"]
-        assert "macs_per_image" in worker.request({"cmd": "load", "model": "alexnet"})[0]
+        loaded = worker.request({"cmd": "load", "model": "alexnet"})
+        assert "macs_per_image" in loaded[0]
+        assert loaded[1]["model"] == "alexnet" and "rss_mark_reset" in loaded[1]
         lane = worker.request({"cmd": "prepare", "batch": 1})
         assert lane == [{"lane": "hybridized static", "batches_per_window": 1}]
         rate = worker.request({"cmd": "window", "variant": "hybridized static"})
-        assert rate[0]["images_per_s"] > 0
+        assert rate[0]["images_per_s"] > 0 and rate[0]["peak_rss_mb"] > 0
         assert "KeyError" in worker.request({"cmd": "window", "variant": "eager"})[0]["error"]
         assert worker.request({"cmd": "unload"}) == []
         worker.proc.kill()
@@ -203,3 +224,58 @@ def test_load_bench_on_ours_quiet(tmp_path):
     assert r.returncode == 0, r.stderr
     for case in ("LeNet training step (ms)", "ResNet-18 b1 forward (ms)", "LeakyReLU (8,16,16,16) (us)"):
         assert "| %s | 0 |" % case in r.stdout and "| %s | 1 |" % case in r.stdout
+
+
+def table_rows(stdout, header):
+    """The cells of the markdown table under `header` (a line of stdout), a list a row."""
+    lines = stdout.splitlines()
+    start = lines.index(header)
+    rows = []
+    for line in lines[start + 2:]:
+        if not line.startswith("|"):
+            break
+        rows.append([c.strip() for c in line.strip("|").split("|")])
+    return rows
+
+
+def test_train_hybrid_quick_on_ours_reports_peer_missing(tmp_path):
+    r = run("train_hybrid.py", ["--quick", "--classes", "10", "--steps", "1",
+                                "--only", "ours,ours-mirror,ours-imperative,mxnet191"],
+            MXNET_BENCH_PEERS=str(tmp_path / "no-peers"))
+    assert r.returncode == 0, r.stdout + r.stderr
+    out = r.stdout
+    assert "resnet18_v1 training, batch 4, 64x64, 10 classes" in out
+    assert "mxnet191  MISSING" in out and "setup_peers.sh" in out
+    assert "### resnet18_v1 training, batch 4, 64x64 (img/s: median of 1 steps" in out
+    rows = table_rows(out, "| configuration | img/s | vs MXNet 1.9.1 (same round) "
+                           "| peak RSS MB | RSS vs MXNet 1.9.1 |")
+    assert [row[0] for row in rows] == [
+        "ours hybridized (static_alloc, static_shape)",
+        "ours hybridized + MXNET_BACKWARD_DO_MIRROR=1", "ours unhybridized (imperative)",
+        "MXNet 1.9.1 hybridized (static_alloc, static_shape)"]
+    assert all(len(row) == 5 for row in rows)
+    for row in rows[:3]:
+        assert float(row[1]) > 0 and float(row[3]) > 0 and row[2] == row[4] == "-"
+    assert rows[3][1].startswith("MISSING: ") and "setup_peers.sh" in rows[3][1]
+
+
+def test_hybrid_overhead_quick_on_ours_reports_peers_missing(tmp_path):
+    r = run("hybrid_overhead.py", ["--quick", "--layers", "5", "--warmup", "0.05",
+                                   "--window", "0.02", "--windows", "2", "--only",
+                                   "ours-hybrid,ours-static,ours-imperative,mxnet191-static"],
+            MXNET_BENCH_PEERS=str(tmp_path / "no-peers"))
+    assert r.returncode == 0, r.stdout + r.stderr
+    out = r.stdout
+    assert "mxnet191  MISSING" in out
+    assert "### Overhead per forward: 5 x [Dense(8), relu], batch 1" in out
+    rows = table_rows(out, "| configuration | us / forward | us / layer | windows (min-max us) "
+                           "| time vs MXNet 1.9.1 static (same round) |")
+    assert [row[0] for row in rows] == [
+        "ours hybridized", "ours hybridized (static_alloc, static_shape)",
+        "ours unhybridized (imperative)",
+        "MXNet 1.9.1 hybridized (static_alloc, static_shape)"]
+    assert all(len(row) == 5 for row in rows)
+    for row in rows[:3]:
+        assert float(row[1]) > 0 and float(row[2]) == pytest.approx(float(row[1]) / 5, abs=0.03)
+        assert row[4] == "-"
+    assert rows[3][1].startswith("MISSING: ")

@@ -26,7 +26,8 @@ from .. import ndarray as nd
 from .. import symbol as _symbol
 from . import hybrid_graph
 from .hybrid_graph import flatten as _flatten, regroup as _regroup
-from .parameter import DeferredInitializationError, Parameter, ParameterDict, shape_is_known
+from .parameter import (DeferredInitializationError, Parameter, ParameterDict, data_epoch,
+                        shape_is_known)
 from .utils import _indent
 
 __all__ = ["Block", "HybridBlock"]
@@ -139,7 +140,8 @@ class Block(object):
 
     # Attributes that cache runtime state (a CachedOp with its C handle, its graph), and their
     # empty values: copies and pickles start without them.
-    _RUNTIME_CACHES = {"_cached_op": None, "_cached_graph": (), "_cached_op_args": None}
+    _RUNTIME_CACHES = {"_cached_op": None, "_cached_graph": (), "_cached_op_args": None,
+                       "_cached_op_template": None}
 
     def __getstate__(self):
         state = dict(self.__dict__)
@@ -446,6 +448,7 @@ class HybridBlock(Block):
         self._cached_graph = ()
         self._cached_op = None
         self._cached_op_args = None
+        self._cached_op_template = None
         self._cached_epoch = -1
         self._graph_epoch = -1
         self._in_format = None
@@ -473,6 +476,7 @@ class HybridBlock(Block):
         self._cached_graph = ()
         self._cached_op = None
         self._cached_op_args = None
+        self._cached_op_template = None
 
     def hybridize(self, active=True, backend=None, backend_opts=None, clear=True,
                   static_alloc=False, static_shape=False, inline_limit=2,
@@ -606,15 +610,34 @@ class HybridBlock(Block):
                 if self._cached_op is None or self._cached_epoch != hybrid_graph.structure_epoch():
                     self._build_cache(*args)
         cached_op, args_map = self._cached_op, self._cached_op_args
-        flat, fmt = _flatten(args, "input")
-        if fmt != self._in_format:
-            raise ValueError("The argument structure of HybridBlock does not match the cached "
-                             "version. Stored format = %s, input format = %s"
-                             % (self._in_format, fmt))
-        flat = [a for a in flat if a is not None]
+        if len(args) == 1 and self._in_format == [0] and isinstance(args[0], nd.NDArray):
+            flat = [args[0]]  # the common single-array call, without walking a structure
+        else:
+            flat, fmt = _flatten(args, "input")
+            if fmt != self._in_format:
+                raise ValueError("The argument structure of HybridBlock does not match the cached "
+                                 "version. Stored format = %s, input format = %s"
+                                 % (self._in_format, fmt))
+            flat = [a for a in flat if a is not None]
         ctx = flat[0].context
+        # The parameter arrays of the argument list are looked up again only when some
+        # parameter's arrays were replaced (or the context changed).
+        key = (ctx, data_epoch(), id(args_map))
+        template = self._cached_op_template
+        if template is not None and template[0] == key:
+            cargs = list(template[1])
+            for slot, i in template[2]:
+                cargs[slot] = flat[i]
+            out = cached_op(*cargs)
+            if isinstance(out, nd.NDArray):
+                out = [out]
+            return _regroup(out, self._out_format)
         try:
             cargs = [flat[i] if is_data else i.data(ctx) for is_data, i in args_map]
+            self._cached_op_template = (key, [None if is_data else a for (is_data, _), a in
+                                              zip(args_map, cargs)],
+                                        [(slot, i) for slot, (is_data, i) in enumerate(args_map)
+                                         if is_data])
         except DeferredInitializationError:
             self._deferred_infer_shape(*args)
             cargs = []

@@ -36,8 +36,22 @@ def _dtype_name(dtype):
     return np.dtype(dtype).name if dtype is not None else None
 
 
+# Bumped whenever any Parameter's array list is replaced (initialisation, cast, reset_ctx,
+# grad_req changes): hybridized blocks keep their argument lists until it moves.
+_DATA_EPOCH = [0]
+
+
+def data_epoch():
+    return _DATA_EPOCH[0]
+
+
 class Parameter(object):
     """A named array (one copy per context) with its gradient, initializer and multipliers."""
+
+    def __setattr__(self, name, value):
+        if name == "_data":
+            _DATA_EPOCH[0] += 1
+        object.__setattr__(self, name, value)
 
     def __init__(self, name, grad_req="write", shape=None, dtype=np.float32, lr_mult=1.0,
                  wd_mult=1.0, init=None, allow_deferred_init=False, differentiable=True,

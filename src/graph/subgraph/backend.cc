@@ -80,12 +80,6 @@ int PartitionForInference(Symbol* sym, const std::string& backend) {
   return fused;
 }
 
-int PartitionForTraining(Symbol* sym, const std::string& backend) {
-  MX_CHECK_KIND(sym != nullptr, "ValueError") << "PartitionForTraining: no symbol given";
-  if (!Find(backend) || !On(env::Var::MXNET_DISABLE_ONEDNN_FUSE_BN_RELU)) return 0;
-  return subgraph::FuseBatchNormReLU(sym);
-}
-
 std::string DefaultInferenceBackend() {
   if (env::IsSet(env::Var::MXNET_GLUON_FOLD_BN)) {
     // The older Gluon-only switch: its 0 still turns fusion off unless the backend is named.

@@ -53,7 +53,9 @@ inline void Block(const Conv2dGeom& g, const float* w0, const float* w1, Lanes b
       const float* xr = xrow0 + (c * Hp + i * g.dh) * Wp + ow0 * sw;
       for (int64_t j = 0; j < g.kw; ++j, ++tap) {
         Lanes v0 = Load(w0 + tap * L), v1 = Load(w1 + tap * L);
+#if defined(__AVX__)  // a 256-bit value fits an x register only with AVX
         asm("" : "+x"(v0), "+x"(v1));  // one load per weight vector, not one per FMA
+#endif
         const float* xp = xr + j * dw;
 #pragma GCC unroll 4
         for (int t = 0; t < kN; ++t) {

@@ -38,7 +38,9 @@ inline void SumRow(const Conv2dGeom& g, const float* xr, const float* const* dyr
     Lanes d0 = Load(dy0 + ow * L), d1 = Load(dy1 + ow * L);
     // Keep d0, d1 in registers: folded into each FMA as memory operands they cost kN loads
     // each instead of one, and loads, not FMAs, then bound the loop.
+#if defined(__AVX__)  // a 256-bit value fits an x register only with AVX
     asm("" : "+x"(d0), "+x"(d1));
+#endif
     const float* xp = xr + ow * sw;
 #pragma GCC unroll 4
     for (int t = 0; t < kN; ++t) {
