@@ -124,13 +124,11 @@ def test_hybridized_inference_fuses_and_matches_numpy(name, nsp, conv_kw, bn_kw,
     net.hybridize()
     np.testing.assert_allclose(net(nd.array(x)).asnumpy(), expected, rtol=1e-4, atol=1e-4)
     assert _fused(net) == fused
-    net.hybridize(backend="NONE")
-    np.testing.assert_allclose(net(nd.array(x)).asnumpy(), expected, rtol=1e-4, atol=1e-4)
-    assert _fused(net) == 0
-    with environment("MXNET_SUBGRAPH_BACKEND", "NONE"):
-        net.hybridize()
-        np.testing.assert_allclose(net(nd.array(x)).asnumpy(), expected, rtol=1e-4, atol=1e-4)
-        assert _fused(net) == 0
+    for kwargs, env in (({"backend": "NONE"}, None), ({}, "NONE")):
+        with environment("MXNET_SUBGRAPH_BACKEND", env):
+            net.hybridize(**kwargs)
+            np.testing.assert_allclose(net(nd.array(x)).asnumpy(), expected, rtol=1e-4, atol=1e-4)
+            assert _fused(net) == 0
 
 
 def _small_layers():
@@ -237,45 +235,32 @@ def test_cast_refolds():
     _check_against_unhybridized(net, x64, tol=1e-10)
 
 
-def _record(block, x, train_mode):
-    with autograd.record(train_mode=train_mode):
-        out = block(x)
-    out.backward(nd.ones_like(out))
-    return out.asnumpy(), [p.grad().asnumpy() for p in block.collect_params().values()
-                           if p.grad_req != "null"]
-
-
-@pytest.mark.parametrize("train_mode", [True, False])
-def test_recording_fuses_nothing(train_mode):
-    # Recorded calls need gradients, which the fused ops lack; recorded in predict mode,
-    # BatchNorm still reads its running statistics, as it would folded.
+@pytest.mark.parametrize("record,train_mode", [(True, True), (True, False), (False, True)])
+def test_recording_and_training_mode_fuse_nothing(record, train_mode):
+    # Recorded calls need gradients, which the fused ops lack; in training mode BatchNorm uses
+    # batch statistics. Recorded in predict mode, BatchNorm reads its running statistics.
     ref, x = _small_net()
     net = _copy_of(ref, x)
     net.hybridize()
     net(x).wait_to_read()
     assert _fused(net) == SMALL_FUSED
-    out_ref, grads_ref = _record(ref, x, train_mode)
-    out, grads = _record(net, x, train_mode)
+    results = []
+    for block in (ref, net):
+        with autograd.record(train_mode) if record else autograd.train_mode():
+            out = block(x)
+        if record:
+            out.backward(nd.ones_like(out))
+        results.append([out.asnumpy()] + [p.grad().asnumpy() for p in block.collect_params().values()
+                                          if record and p.grad_req != "null"])
     assert _fused(net) == 0
-    np.testing.assert_allclose(out, out_ref, rtol=1e-5, atol=1e-5)
-    assert len(grads) == len(grads_ref) == 8
-    for g, g_ref in zip(grads, grads_ref):
-        np.testing.assert_allclose(g, g_ref, rtol=1e-4, atol=1e-5)
+    assert len(results[1]) == (9 if record else 1)
+    for got, want in zip(*results):
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
     # Both blocks moved (or kept) their running statistics alike.
     for p_ref, p in zip(ref.collect_params().values(), net.collect_params().values()):
         np.testing.assert_allclose(p.data().asnumpy(), p_ref.data().asnumpy(), rtol=1e-5, atol=1e-6)
-
-
-def test_training_mode_without_recording_fuses_nothing():
-    # Batch statistics: there is nothing to fold.
-    ref, x = _small_net()
-    net = _copy_of(ref, x)
-    net.hybridize()
-    with autograd.train_mode():
-        out = net(x).asnumpy()
-        assert _fused(net) == 0
-        np.testing.assert_allclose(out, ref(x).asnumpy(), rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(net(x).asnumpy(), ref(x).asnumpy(), rtol=1e-4, atol=1e-4)
+    assert _fused(net) == SMALL_FUSED
 
 
 def test_deferred_initialisation_then_fused():
