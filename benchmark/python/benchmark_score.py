@@ -519,27 +519,52 @@ def peer_env(threads, framework=None):
     return env
 
 
+def ours_interpreter(threads, python=None, runtime_settings=True):
+    """(interpreter, env, import probe, install hint) of this runtime; runtime_settings=False
+    drops the caller's MXNET_/NNVM_ variables (each configuration then sets its own)."""
+    env = thread_env(threads, "ours")
+    if not runtime_settings:
+        env = {k: v for k, v in env.items()
+               if not k.startswith(("MXNET_", "NNVM_")) or k == "MXNET_LIBRARY_PATH"}
+    env["PYTHONPATH"] = os.path.join(ROOT, "python") + (
+        os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    default_lib = os.path.join(ROOT, "build", "libmxnet.so")
+    if "MXNET_LIBRARY_PATH" not in env and os.path.exists(default_lib):
+        env["MXNET_LIBRARY_PATH"] = default_lib
+    return (python or sys.executable, env, "import mxnet",
+            "build the library (cmake --build build) and run with the project's .venv")
+
+
+def peer_interpreters(threads, torch_probe="import torch, torchvision"):
+    """MXNet 1.9.1's and PyTorch's (interpreter, env, import probe, install hint)."""
+    return {
+        "mxnet191": (os.path.join(PEERS, "mxnet191", "bin", "python"),
+                     peer_env(threads, "mxnet191"),
+                     "import mxnet; assert mxnet.__version__ == '1.9.1'", SETUP),
+        "torch": ("/usr/bin/python3", peer_env(threads, "torch"), torch_probe,
+                  "apt-get install python3-torch python3-torchvision (or %s)" % SETUP),
+    }
+
+
 def interpreters(args):
     """Interpreter, env and availability check per framework."""
-    ours_env = thread_env(args.threads, "ours")
-    ours_env["PYTHONPATH"] = os.path.join(ROOT, "python") + (
-        os.pathsep + ours_env["PYTHONPATH"] if ours_env.get("PYTHONPATH") else "")
-    default_lib = os.path.join(ROOT, "build", "libmxnet.so")
-    if "MXNET_LIBRARY_PATH" not in ours_env and os.path.exists(default_lib):
-        ours_env["MXNET_LIBRARY_PATH"] = default_lib
-    ours_py = args.python or sys.executable
-    return {
-        "ours": (ours_py, ours_env, "import mxnet",
-                 "build the library (cmake --build build) and run with the project's .venv"),
-        "mxnet191": (os.path.join(PEERS, "mxnet191", "bin", "python"),
-                     peer_env(args.threads, "mxnet191"),
-                     "import mxnet; assert mxnet.__version__ == '1.9.1'", SETUP),
-        "torch": ("/usr/bin/python3", peer_env(args.threads, "torch"), "import torch, torchvision",
-                  "apt-get install python3-torch python3-torchvision (or %s)" % SETUP),
-        "onnxruntime": (os.path.join(PEERS, "ort", "bin", "python"),
-                        peer_env(args.threads, "onnxruntime"),
-                        "import onnxruntime", SETUP),
-    }
+    found = {"ours": ours_interpreter(args.threads, args.python)}
+    found.update(peer_interpreters(args.threads))
+    found["onnxruntime"] = (os.path.join(PEERS, "ort", "bin", "python"),
+                            peer_env(args.threads, "onnxruntime"), "import onnxruntime", SETUP)
+    return found
+
+
+def report_missing(interp, frameworks):
+    """{framework: why} for the frameworks that cannot run, each printed as MISSING with its
+    install hint (a missing peer is reported, never skipped silently)."""
+    missing = {}
+    for fw in sorted(frameworks):
+        why = available(interp[fw][0], interp[fw][1], interp[fw][2])
+        if why:
+            missing[fw] = why
+            print("%-9s MISSING (%s); install: %s" % (fw, why, interp[fw][3]), flush=True)
+    return missing
 
 
 def available(py, env, probe):

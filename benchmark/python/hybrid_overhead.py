@@ -124,21 +124,9 @@ def worker_torch(spec, variant):
 
 def interpreters(threads):
     """Interpreter, environment, import probe and install hint per framework."""
-    ours_env = {k: v for k, v in bs.thread_env(threads, "ours").items()
-                if not k.startswith(("MXNET_", "NNVM_")) or k == "MXNET_LIBRARY_PATH"}
-    ours_env["PYTHONPATH"] = os.path.join(bs.ROOT, "python")
-    lib = os.path.join(bs.ROOT, "build", "libmxnet.so")
-    if "MXNET_LIBRARY_PATH" not in ours_env and os.path.exists(lib):
-        ours_env["MXNET_LIBRARY_PATH"] = lib
-    return {
-        "ours": (sys.executable, ours_env, "import mxnet",
-                 "build the library (cmake --build build) and run with the project's .venv"),
-        "mxnet191": (os.path.join(bs.PEERS, "mxnet191", "bin", "python"),
-                     bs.peer_env(threads, "mxnet191"),
-                     "import mxnet; assert mxnet.__version__ == '1.9.1'", bs.SETUP),
-        "torch": ("/usr/bin/python3", bs.peer_env(threads, "torch"), "import torch",
-                  "apt-get install python3-torch (or %s)" % bs.SETUP),
-    }
+    found = {"ours": bs.ours_interpreter(threads, runtime_settings=False)}
+    found.update(bs.peer_interpreters(threads, torch_probe="import torch"))
+    return found
 
 
 def fmt(v, spec="%.1f"):
@@ -196,12 +184,7 @@ def main(argv=None):
               args.rounds, threads, " ".join("%.2f" % v for v in os.getloadavg())), flush=True)
 
     interp = interpreters(threads)
-    missing = {}
-    for fw in sorted({c[2] for c in configs}):
-        why = bs.available(interp[fw][0], interp[fw][1], interp[fw][2])
-        if why:
-            missing[fw] = why
-            print("%-9s MISSING (%s); install: %s" % (fw, why, interp[fw][3]), flush=True)
+    missing = bs.report_missing(interp, {c[2] for c in configs})
     live = [c for c in configs if c[2] not in missing]
     runs = {c[0]: [] for c in configs}
     errors = {}

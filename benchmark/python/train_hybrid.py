@@ -135,20 +135,9 @@ def worker_torch(spec):
 
 def interpreters(threads):
     """Interpreter, environment, import probe and install hint per framework."""
-    ours_env = bs.thread_env(threads, "ours")
-    ours_env["PYTHONPATH"] = os.path.join(bs.ROOT, "python")
-    lib = os.path.join(bs.ROOT, "build", "libmxnet.so")
-    if "MXNET_LIBRARY_PATH" not in ours_env and os.path.exists(lib):
-        ours_env["MXNET_LIBRARY_PATH"] = lib
-    return {
-        "ours": (sys.executable, ours_env, "import mxnet",
-                 "build the library (cmake --build build) and run with the project's .venv"),
-        "mxnet191": (os.path.join(bs.PEERS, "mxnet191", "bin", "python"),
-                     bs.peer_env(threads, "mxnet191"),
-                     "import mxnet; assert mxnet.__version__ == '1.9.1'", bs.SETUP),
-        "torch": ("/usr/bin/python3", bs.peer_env(threads, "torch"), "import torch, torchvision",
-                  "apt-get install python3-torch python3-torchvision (or %s)" % bs.SETUP),
-    }
+    found = {"ours": bs.ours_interpreter(threads)}
+    found.update(bs.peer_interpreters(threads))
+    return found
 
 
 def without_runtime_settings(env):
@@ -233,12 +222,7 @@ def main(argv=None):
               " ".join("%.2f" % v for v in os.getloadavg())), flush=True)
 
     interp = interpreters(threads)
-    missing = {}
-    for fw in sorted({c[2] for c in configs}):
-        why = bs.available(interp[fw][0], interp[fw][1], interp[fw][2])
-        if why:
-            missing[fw] = why
-            print("%-9s MISSING (%s); install: %s" % (fw, why, interp[fw][3]), flush=True)
+    missing = bs.report_missing(interp, {c[2] for c in configs})
     live = [c for c in configs if c[2] not in missing]
     runs = {c[0]: [] for c in configs}
     errors = {}
