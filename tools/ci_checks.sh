@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Checks CI runs besides the test suites: sanitizer builds of the suites they exist for
-# (engine, storage: they link only the core objects, so these builds stay small), and a
+# (engine, storage: they link only the core objects, so these builds stay small; the CachedOp
+# thread test links the whole library under ThreadSanitizer), and a
 # compile-and-link check of the GPU sources (there is no GPU here to run them).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -13,6 +14,11 @@ cmake -S . -B build-tsan "${lean[@]}" -DENABLE_TSAN=ON > build-tsan.configure.lo
 cmake --build build-tsan -j"$jobs" --target test_engine test_storage
 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" build-tsan/tests/cpp/test_engine --gtest_brief=1
 TSAN_OPTIONS="halt_on_error=1" build-tsan/tests/cpp/test_storage --gtest_brief=1
+
+echo "== ThreadSanitizer: one CachedOp called from 8 threads (the whole library, instrumented)"
+cmake --build build-tsan -j"$jobs" --target test_imperative
+TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" build-tsan/tests/cpp/test_imperative \
+  --gtest_filter='CachedOp.*' --gtest_brief=1
 
 echo "== AddressSanitizer: engine and storage suites"
 cmake -S . -B build-asan "${lean[@]}" -DENABLE_ASAN=ON > build-asan.configure.log 2>&1 || { cat build-asan.configure.log; exit 1; }

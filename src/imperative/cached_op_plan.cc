@@ -150,6 +150,19 @@ std::shared_ptr<CachedOpPlan> BuildCachedOpPlan(const graph::Symbol& sym, const 
     for (const auto& in : n->inputs) ++plan->readers[g.entry_id(in)];
   for (const auto& o : g.outputs()) ++plan->readers[g.entry_id(o)];
 
+  // Entry ids per node, looked up once here rather than by hash on every call.
+  plan->node_entries.resize(g.num_nodes());
+  plan->input_count.resize(g.num_nodes());
+  plan->unused_outputs.resize(g.num_nodes());
+  for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
+    const auto& n = *g.nodes()[nid];
+    if (n.is_variable()) continue;
+    auto& ids = plan->node_entries[nid];
+    for (const auto& in : n.inputs) ids.push_back(g.entry_id(in));
+    plan->input_count[nid] = static_cast<uint32_t>(ids.size());
+    for (uint32_t o = 0; o < g.num_outputs(nid); ++o) ids.push_back(g.entry_id(nid, o));
+  }
+
   graph::PlanOptions popt;
   popt.enable_inplace = env::GetBool(env::Var::MXNET_EXEC_ENABLE_INPLACE);
   popt.match_range = static_cast<int>(env::GetInt(env::Var::NNVM_EXEC_MATCH_RANGE));
@@ -160,6 +173,15 @@ std::shared_ptr<CachedOpPlan> BuildCachedOpPlan(const graph::Symbol& sym, const 
     o.match_range = r;
     graph::MemoryPlan p = graph::PlanMemory(g, plan->shapes, plan->dtypes, external, o);
     if (p.planned_bytes < plan->memory.planned_bytes) plan->memory = std::move(p);
+  }
+
+  for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
+    if (g.nodes()[nid]->is_variable()) continue;
+    auto& unused = plan->unused_outputs[nid];
+    for (uint32_t o = 0; o < g.num_outputs(nid); ++o) {
+      const uint32_t e = g.entry_id(nid, o);
+      unused.push_back(plan->memory.storage_id[e] >= 0 && plan->readers[e] == 0 && plan->shapes[e].Size() > 0);
+    }
   }
 
   const int infer_bulk = env::GetBool(env::Var::MXNET_EXEC_BULK_EXEC_INFERENCE) ? static_cast<int>(g.num_nodes()) : 0;
@@ -220,24 +242,23 @@ void RunPlanNodes(const CachedOpPlan& plan, CachedOpState* state, uint32_t begin
   try {
     std::vector<NDArray>& entries = state->entries;
     std::vector<NDArray*> ins, outs;
-    std::vector<bool> unused;
     for (uint32_t nid = begin; nid < end; ++nid) {
       const graph::Node& n = *g.nodes()[nid];
       if (n.is_variable()) continue;
+      const std::vector<uint32_t>& ids = plan.node_entries[nid];
+      const uint32_t nin = plan.input_count[nid];
       ins.clear();
       outs.clear();
-      for (const auto& in : n.inputs) ins.push_back(&entries[g.entry_id(in)]);
-      const uint32_t nout = g.num_outputs(nid);
-      unused.assign(nout, false);
-      for (uint32_t o = 0; o < nout; ++o) {
-        const uint32_t e = g.entry_id(nid, o);
+      for (uint32_t k = 0; k < nin; ++k) ins.push_back(&entries[ids[k]]);
+      for (uint32_t k = nin; k < ids.size(); ++k) {
+        const uint32_t e = ids[k];
         NDArray& arr = entries[e];
         if (plan.fresh[e] && !(bound && (*bound)[e])) arr = NDArray(plan.shapes[e], state->ctx, true, plan.dtypes[e]);
         outs.push_back(&arr);
-        unused[o] = plan.memory.storage_id[e] >= 0 && plan.readers[e] == 0 && plan.shapes[e].Size() > 0;
       }
       // The plan's node outlives the pushed kernel through this alias: no copy of its attrs.
-      Invoke(state->ctx, std::shared_ptr<const op::NodeAttrs>(g.nodes()[nid], &n.attrs), ins, outs, unused, true);
+      Invoke(state->ctx, std::shared_ptr<const op::NodeAttrs>(g.nodes()[nid], &n.attrs), ins, outs,
+             plan.unused_outputs[nid], true);
     }
   } catch (...) {
     restore();

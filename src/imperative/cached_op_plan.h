@@ -35,6 +35,11 @@ struct CachedOpPlan {
   /*! \brief Per entry: allocated afresh each call (outputs and gradients handed out). */
   std::vector<bool> fresh;
   std::vector<int> readers;  // per entry: consumers + graph outputs
+  /*! \brief Per node: its input entries, then (from input_count[nid]) its output entries. */
+  std::vector<std::vector<uint32_t>> node_entries;
+  std::vector<uint32_t> input_count;
+  /*! \brief Per node: which outputs nothing reads (run with kNullOp). */
+  std::vector<std::vector<bool>> unused_outputs;
   int bulk_forward{0}, bulk_backward{0};
   bool train{false};
   int num_fused{0};

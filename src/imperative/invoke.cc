@@ -55,6 +55,40 @@ uint64_t KeyFor(uint32_t seed, Context c) {
   return (static_cast<uint64_t>(seed) << 32) ^ (static_cast<uint64_t>(CtxKey(c)) * 0x9E3779B97F4A7C15ull);
 }
 
+/*! \brief Infers the outputs' shapes and dtypes from the inputs and allocates the none ones. */
+void InferOutputs(const op::NodeAttrs& attrs, Context ctx, const std::vector<NDArray*>& inputs,
+                  const std::vector<NDArray*>& outputs) {
+  const op::Op* op = attrs.op;
+  const size_t nin = inputs.size(), nout = outputs.size();
+  // Shapes and dtypes: inputs known, outputs known only when given.
+  std::vector<TShape> ishape(nin), oshape(nout);
+  std::vector<int> itype(nin), otype(nout, -1);
+  for (size_t i = 0; i < nin; ++i) {
+    ishape[i] = inputs[i]->shape();
+    itype[i] = inputs[i]->dtype();
+  }
+  for (size_t i = 0; i < nout; ++i) {
+    if (!outputs[i]->is_none()) {
+      oshape[i] = outputs[i]->shape();
+      otype[i] = outputs[i]->dtype();
+    }
+  }
+  MX_CHECK_KIND(op->infer_shape && op->infer_type, "ValueError") << op->name << ": no shape/dtype inference";
+  const std::vector<TShape> given_ishape = ishape;
+  bool shape_ok = op->infer_shape(attrs, &ishape, &oshape);
+  MX_CHECK_KIND(shape_ok && ishape == given_ishape, "ValueError")
+      << op->name << ": cannot infer output shapes from input shapes " << op::ShapesToString(given_ishape);
+  for (size_t i = 0; i < nout; ++i)
+    MX_CHECK_KIND(oshape[i].IsKnown(), "ValueError")
+        << op->name << ": output " << i << " shape " << oshape[i] << " unknown for input shapes "
+        << op::ShapesToString(given_ishape);
+  const std::vector<int> given_itype = itype;
+  MX_CHECK_KIND(op->infer_type(attrs, &itype, &otype) && itype == given_itype, "TypeError")
+      << op->name << ": cannot infer output dtypes from the input dtypes";
+  for (size_t i = 0; i < nout; ++i)
+    if (outputs[i]->is_none()) *outputs[i] = NDArray(oshape[i], ctx, true, otype[i]);
+}
+
 }  // namespace
 
 bool IsRecording() { return tls_recording; }
@@ -120,46 +154,17 @@ void Invoke(Context default_ctx, std::shared_ptr<const op::NodeAttrs> shared_att
   MX_CHECK_KIND(fcompute != nullptr, "ValueError")
       << op->name << ": no kernel for " << ctx.ToString() << (ctx.dev_type == Context::kGPU ? " (built without CUDA)" : "");
 
-  // Shapes and dtypes: inputs known, outputs known only when given.
-  std::vector<TShape> ishape(nin), oshape(nout);
-  std::vector<int> itype(nin), otype(nout, -1);
-  for (uint32_t i = 0; i < nin; ++i) {
-    ishape[i] = inputs[i]->shape();
-    itype[i] = inputs[i]->dtype();
-  }
-  for (uint32_t i = 0; i < nout; ++i) {
-    if (!outputs[i]->is_none()) {
-      oshape[i] = outputs[i]->shape();
-      otype[i] = outputs[i]->dtype();
-    }
-  }
   if (planned) {
     // A graph plan inferred every shape and allocated every output already.
     for (uint32_t i = 0; i < nout; ++i)
       MX_CHECK(!outputs[i]->is_none()) << op->name << ": a planned call without output " << i;
   } else {
-    MX_CHECK_KIND(op->infer_shape && op->infer_type, "ValueError") << op->name << ": no shape/dtype inference";
-    const std::vector<TShape> given_ishape = ishape;
-    bool shape_ok = op->infer_shape(attrs, &ishape, &oshape);
-    MX_CHECK_KIND(shape_ok && ishape == given_ishape, "ValueError")
-        << op->name << ": cannot infer output shapes from input shapes " << op::ShapesToString(given_ishape);
-    for (uint32_t i = 0; i < nout; ++i)
-      MX_CHECK_KIND(oshape[i].IsKnown(), "ValueError")
-          << op->name << ": output " << i << " shape " << oshape[i] << " unknown for input shapes "
-          << op::ShapesToString(given_ishape);
-    const std::vector<int> given_itype = itype;
-    MX_CHECK_KIND(op->infer_type(attrs, &itype, &otype) && itype == given_itype, "TypeError")
-        << op->name << ": cannot infer output dtypes from the input dtypes";
+    InferOutputs(attrs, ctx, inputs, outputs);
   }
-  for (uint32_t i = 0; i < nout; ++i) {
-    if (outputs[i]->is_none()) {
-      *outputs[i] = NDArray(oshape[i], ctx, true, otype[i]);
-    } else {
-      MX_CHECK_KIND(outputs[i]->ctx() == ctx, "ValueError") << op->name << ": output " << i << " is on "
-                                                           << outputs[i]->ctx().ToString() << ", inputs on "
-                                                           << ctx.ToString();
-    }
-  }
+  for (uint32_t i = 0; i < nout; ++i)
+    MX_CHECK_KIND(outputs[i]->ctx() == ctx, "ValueError") << op->name << ": output " << i << " is on "
+                                                         << outputs[i]->ctx().ToString() << ", inputs on "
+                                                         << ctx.ToString();
 
   // An output sharing memory with an input the op does not declare in-place gets a
   // temporary and a copy back, so kernels never see unexpected aliasing.
@@ -179,7 +184,7 @@ void Invoke(Context default_ctx, std::shared_ptr<const op::NodeAttrs> shared_att
       if (declared && inputs[i]->SameData(*outputs[o]) && inputs[i]->shape() == outputs[o]->shape()) {
         req[o] = op::kWriteInplace;
       } else {
-        run_out[o] = NDArray(oshape[o], ctx, true, otype[o]);
+        run_out[o] = NDArray(outputs[o]->shape(), ctx, true, outputs[o]->dtype());
         copy_back.emplace_back(o, *outputs[o]);
         req[o] = op::kWriteTo;
         break;
