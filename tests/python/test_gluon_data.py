@@ -127,6 +127,85 @@ def test_workers_give_the_same_batches(thread_pool):
             assert g[1].dtype == r[1].dtype
 
 
+class _FailingDataset(gluon.data.Dataset):
+    """Samples 0..n-1 as float arrays; index `bad` raises, index `slow` sleeps."""
+
+    def __init__(self, n, bad=None, slow=None):
+        self._n, self._bad, self._slow = n, bad, slow
+
+    def __len__(self):
+        return self._n
+
+    def __getitem__(self, idx):
+        if idx == self._bad:
+            raise ValueError("bad sample %d" % idx)
+        if idx == self._slow:
+            import time
+            time.sleep(1)
+        return np.full((2,), idx, dtype=np.float32)
+
+
+def test_worker_error_reaches_the_caller_with_its_type():
+    loader = gluon.data.DataLoader(_FailingDataset(12, bad=9), batch_size=4, num_workers=2)
+    it = iter(loader)
+    np.testing.assert_array_equal(next(it)[:, 0].asnumpy(), [0, 1, 2, 3])
+    np.testing.assert_array_equal(next(it)[:, 0].asnumpy(), [4, 5, 6, 7])
+    with pytest.raises(ValueError, match="bad sample 9"):
+        next(it)
+
+
+def test_worker_timeout_is_an_error_and_the_loader_recovers():
+    loader = gluon.data.DataLoader(_FailingDataset(8, slow=0), batch_size=4, num_workers=2,
+                                   timeout=0.2)
+    with pytest.raises(RuntimeError, match="timed out"):
+        list(loader)
+    # Given time, the next pass works; the late batch of the failed pass is dropped, not
+    # handed to it.
+    loader._timeout = 30
+    got = [b[:, 0].asnumpy().tolist() for b in loader]
+    assert got == [[0, 1, 2, 3], [4, 5, 6, 7]]
+
+
+def test_workers_with_abandoned_and_interleaved_iterators():
+    ds = gluon.data.SimpleDataset([np.full((3,), i, dtype=np.int32) for i in range(40)])
+    loader = gluon.data.DataLoader(ds, batch_size=5, num_workers=2, prefetch=4)
+    want = [list(range(i, i + 5)) for i in range(0, 40, 5)]
+    it = iter(loader)
+    next(it)
+    del it  # stopped early: its batches in flight must not leak into later passes
+    first, second = iter(loader), iter(loader)
+    got_first, got_second = [], []
+    for a, b in zip(first, second):
+        got_first.append(a[:, 0].asnumpy().tolist())
+        got_second.append(b[:, 0].asnumpy().tolist())
+    assert got_first == want and got_second == want
+    assert [b[:, 0].asnumpy().tolist() for b in loader] == want
+
+
+def test_worker_processes_add_no_threads_here():
+    import threading
+    before = threading.active_count()
+    ds = gluon.data.ArrayDataset(np.arange(32, dtype=np.float32).reshape(16, 2),
+                                 np.arange(16, dtype=np.int32))
+    loader = gluon.data.DataLoader(ds, batch_size=4, num_workers=2)
+    batches = list(loader)
+    assert threading.active_count() == before
+    np.testing.assert_array_equal(batches[3][1].asnumpy(), [12, 13, 14, 15])
+    assert batches[3][1].dtype == np.int32
+    procs = list(loader._pool._procs)
+    del loader, batches
+    import gc
+    gc.collect()
+    assert not any(p.is_alive() for p in procs)
+
+
+def test_unpicklable_batch_is_reported():
+    loader = gluon.data.DataLoader(gluon.data.SimpleDataset(list(range(4))), batch_size=2,
+                                   num_workers=1, batchify_fn=lambda items: (lambda: items))
+    with pytest.raises(RuntimeError, match="DataLoader worker failed"):
+        next(iter(loader))
+
+
 def test_pin_memory_accepted():
     ds = gluon.data.ArrayDataset(np.ones((4, 2), dtype=np.float32))
     batch = next(iter(gluon.data.DataLoader(ds, batch_size=4, pin_memory=True)))

@@ -2,12 +2,25 @@
 
 With num_workers > 0 the batches are built by forked worker processes (the engine stops its
 threads around fork() and restarts them in the child with MXNET_MP_WORKER_NTHREADS CPU
-workers). A worker hands its batch back as raw array bytes over a pipe and the main process
-turns them into NDArrays again, so the batches are identical to the num_workers=0 ones and
-come back in sampler order.
+workers). Each worker has its own pair of pipes: the main thread sends it batch indices and
+reads back the batch as raw array bytes, which it turns into NDArrays again, so the batches
+are identical to the num_workers=0 ones and come back in sampler order. No helper threads run
+in the main process: on a machine whose cores the training step already keeps busy, thread
+switches and GIL handoffs there cost more than building the batch in-process would.
 """
+import collections
 import multiprocessing
 import multiprocessing.pool
+import os
+import threading
+import time
+import traceback
+import weakref
+
+try:
+    import fcntl
+except ImportError:  # not on Windows
+    fcntl = None
 
 import numpy as np
 
@@ -41,6 +54,8 @@ class _Packed(object):
 
 
 def _pack(obj):
+    if isinstance(obj, _Packed):
+        return obj
     if isinstance(obj, nd.NDArray):
         return _Packed(obj.asnumpy())
     if isinstance(obj, list):
@@ -48,6 +63,16 @@ def _pack(obj):
     if isinstance(obj, tuple):
         return tuple(_pack(o) for o in obj)
     return obj
+
+
+def _packed_default_batchify(data):
+    """default_batchify_fn as a worker runs it: the same arrays, already packed, without the
+    NDArray round trip for samples that are not NDArrays."""
+    if isinstance(data[0], nd.NDArray):
+        return _Packed(nd.stack(*data).asnumpy())
+    if isinstance(data[0], tuple):
+        return [_packed_default_batchify(list(i)) for i in zip(*data)]
+    return _Packed(np.asarray(data))
 
 
 def _unpack(obj):
@@ -68,20 +93,179 @@ def _as_in_context(data, ctx):
     return data
 
 
-# Set in each worker by the pool initializer (inherited through fork, never pickled).
-_worker_dataset = None
-_worker_batchify = None
+class _RemoteError(Exception):
+    """The traceback of an exception raised in a DataLoader worker process."""
+
+    def __str__(self):
+        return "\n\nin the DataLoader worker:\n" + self.args[0]
 
 
-def _worker_init(dataset, batchify_fn):
-    global _worker_dataset, _worker_batchify  # pylint: disable=global-statement
-    _worker_dataset = dataset
-    _worker_batchify = batchify_fn
+def _worker_loop(dataset, batchify_fn, tasks, results, parent_pid):
+    """A worker process: (key, indices) in, (key, ok, packed batch or exception) out, in order."""
+    for pool in list(_live_pools):
+        pool.close_in_child(tasks, results)
+    if batchify_fn is default_batchify_fn:
+        batchify_fn = _packed_default_batchify
+    while True:
+        try:
+            while not tasks.poll(1.0):
+                if os.getppid() != parent_pid:  # the main process is gone
+                    return
+            task = tasks.recv()
+        except (EOFError, OSError):
+            return
+        if task is None:
+            return
+        key, indices = task
+        try:
+            reply = (key, True, _pack(batchify_fn([dataset[i] for i in indices])))
+        except Exception as err:  # pylint: disable=broad-except
+            reply = (key, False, (err, traceback.format_exc()))
+        try:
+            results.send(reply)
+        except (BrokenPipeError, EOFError, OSError):
+            return
+        except Exception:  # pylint: disable=broad-except
+            # The batch or the exception does not pickle: send its story instead.
+            text = reply[2][1] if not reply[1] else traceback.format_exc()
+            try:
+                results.send((key, False, (None, text)))
+            except Exception:  # pylint: disable=broad-except
+                return
 
 
-def _worker_fn(indices):
-    batch = _worker_batchify([_worker_dataset[i] for i in indices])
-    return _pack(batch)
+_live_pools = weakref.WeakSet()
+
+
+class _WorkerPool(object):
+    """Forked worker processes, each fed through its own pipe pair.
+
+    The main thread writes the tasks and reads the results itself: no helper threads in this
+    process, so a batch costs no thread switch or GIL handoff here. Tasks go round-robin and
+    each worker answers in order, so a result is always read from the worker that has it.
+    """
+
+    def __init__(self, num_workers, dataset, batchify_fn):
+        ctx = multiprocessing.get_context("fork")
+        self._pid = os.getpid()
+        self._conns = []
+        self._procs = []
+        self._next_worker = 0
+        self._next_key = 0
+        self._stash = {}
+        self._waiting = set()
+        self._discard = set()
+        self._lock = threading.Lock()
+        _live_pools.add(self)
+        try:
+            for _ in range(num_workers):
+                task_r, task_w = ctx.Pipe(duplex=False)
+                res_r, res_w = ctx.Pipe(duplex=False)
+                _grow_pipe(res_w)
+                proc = ctx.Process(target=_worker_loop, daemon=True,
+                                   args=(dataset, batchify_fn, task_r, res_w, self._pid))
+                self._conns.append((task_w, res_r))
+                proc.start()
+                self._procs.append(proc)
+                task_r.close()
+                res_w.close()
+        except BaseException:
+            self.close()
+            raise
+
+    def close_in_child(self, own_tasks, own_results):
+        """In a freshly forked worker: drop this pool's main-process pipe ends (so that the
+        workers see end-of-file when the main process goes) and forget its processes."""
+        for task_w, res_r in self._conns:
+            for conn in (task_w, res_r):
+                if conn is not own_tasks and conn is not own_results:
+                    try:
+                        conn.close()
+                    except OSError:
+                        pass
+        self._conns = []
+        self._procs = []
+        self._pid = None
+
+    def submit(self, indices):
+        """Sends one batch's indices to the next worker; returns its ticket."""
+        with self._lock:
+            worker = self._next_worker
+            self._next_worker = (worker + 1) % len(self._conns)
+            key = self._next_key
+            self._next_key += 1
+            self._conns[worker][0].send((key, indices))
+            self._waiting.add(key)
+            return key, worker
+
+    def get(self, ticket, timeout):
+        """The batch of `ticket`; multiprocessing.TimeoutError after `timeout` seconds."""
+        key, worker = ticket
+        with self._lock:
+            res_r = self._conns[worker][1]
+            deadline = None if timeout is None else time.monotonic() + timeout
+            while key not in self._stash:
+                remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
+                if not res_r.poll(remaining):
+                    raise multiprocessing.TimeoutError()
+                try:
+                    got = res_r.recv()
+                except (EOFError, OSError):
+                    raise RuntimeError("DataLoader worker %d (pid %s) exited unexpectedly" % (
+                        worker, self._procs[worker].pid)) from None
+                self._waiting.discard(got[0])
+                if got[0] in self._discard:
+                    self._discard.discard(got[0])
+                else:
+                    self._stash[got[0]] = got
+            _, ok, payload = self._stash.pop(key)
+        if not ok:
+            err, text = payload
+            if err is None:
+                raise RuntimeError("DataLoader worker failed:\n" + text)
+            raise err from _RemoteError(text)
+        return payload
+
+    def forget(self, ticket):
+        """A ticket whose batch is no longer wanted (an iterator stopped early)."""
+        with self._lock:
+            if self._stash.pop(ticket[0], None) is None and ticket[0] in self._waiting:
+                self._discard.add(ticket[0])
+
+    def close(self):
+        """Stops the workers (only in the process that started them)."""
+        if self._pid != os.getpid():
+            return
+        self._pid = None
+        for task_w, res_r in self._conns:
+            try:
+                task_w.send(None)
+            except Exception:  # pylint: disable=broad-except
+                pass
+            # A worker blocked on sending an unread batch sees a broken pipe and stops.
+            res_r.close()
+            task_w.close()
+        for proc in self._procs:
+            proc.join(0.5)
+            if proc.is_alive():
+                proc.terminate()
+                proc.join(0.5)
+        self._conns = []
+        self._procs = []
+
+
+def _grow_pipe(conn):
+    """Room in the result pipe for a few batches, so that workers can run ahead of the reader
+    (Linux; elsewhere the default size stays)."""
+    setpipe = getattr(fcntl, "F_SETPIPE_SZ", None) if fcntl is not None else None
+    if setpipe is None:
+        return
+    for size in (1 << 20, 1 << 18):
+        try:
+            fcntl.fcntl(conn.fileno(), setpipe, size)
+            return
+        except OSError:
+            continue
 
 
 def _thread_fn(dataset, batchify_fn, indices):
@@ -131,9 +315,7 @@ class DataLoader(object):
             if thread_pool:
                 self._pool = multiprocessing.pool.ThreadPool(num_workers)
             else:
-                ctx = multiprocessing.get_context("fork")
-                self._pool = ctx.Pool(num_workers, initializer=_worker_init,
-                                      initargs=(self._dataset, self._batchify_fn))
+                self._pool = _WorkerPool(num_workers, self._dataset, self._batchify_fn)
 
     def _pin(self, batch):
         if self._pin_memory:
@@ -152,30 +334,38 @@ class DataLoader(object):
     def _submit(self, indices):
         if self._thread_pool:
             return self._pool.apply_async(_thread_fn, (self._dataset, self._batchify_fn, indices))
-        return self._pool.apply_async(_worker_fn, (indices,))
+        return self._pool.submit(indices)
+
+    def _fetch(self, ticket):
+        try:
+            if self._thread_pool:
+                return ticket.get(self._timeout)
+            return _unpack(self._pool.get(ticket, self._timeout))
+        except multiprocessing.TimeoutError:
+            raise RuntimeError("DataLoader worker timed out after %s seconds waiting for a "
+                               "batch" % self._timeout) from None
 
     def _worker_iter(self):
-        pending = []
+        pending = collections.deque()
         batches = iter(self._batch_sampler)
         in_flight = max(self._prefetch, 1)
-        for _ in range(in_flight):
-            indices = next(batches, None)
-            if indices is None:
-                break
-            pending.append(self._submit(indices))
-        while pending:
-            result = pending.pop(0)
-            indices = next(batches, None)
-            if indices is not None:
+        try:
+            for _ in range(in_flight):
+                indices = next(batches, None)
+                if indices is None:
+                    break
                 pending.append(self._submit(indices))
-            try:
-                batch = result.get(self._timeout)
-            except multiprocessing.TimeoutError:
-                raise RuntimeError("DataLoader worker timed out after %s seconds waiting for a "
-                                   "batch" % self._timeout) from None
-            if not self._thread_pool:
-                batch = _unpack(batch)
-            yield self._pin(batch)
+            while pending:
+                indices = next(batches, None)
+                if indices is not None:
+                    pending.append(self._submit(indices))
+                batch = self._fetch(pending[0])
+                pending.popleft()
+                yield self._pin(batch)
+        finally:
+            if not self._thread_pool and self._pool is not None:
+                for ticket in pending:
+                    self._pool.forget(ticket)
 
     def __len__(self):
         return len(self._batch_sampler)
@@ -185,6 +375,9 @@ class DataLoader(object):
         if pool is not None:
             self._pool = None
             try:
-                pool.terminate()
+                if self._thread_pool:
+                    pool.terminate()
+                else:
+                    pool.close()
             except Exception:  # pylint: disable=broad-except
                 pass
