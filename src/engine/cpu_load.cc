@@ -76,7 +76,12 @@ void MaybeResample() {
     const double wall = (s.wall_ns - last.wall_ns) * 1e-9;
     // /proc/stat ticks are coarse (10 ms): over 100 ms that is +-0.1 core, fine for a decision.
     const double others = std::max(0.0, ((s.busy_s - last.busy_s) - (s.own_s - last.own_s)) / wall);
-    others_x100.store(static_cast<int>(std::lround(others * 100)), std::memory_order_relaxed);
+    // Sustained load only: the smaller of the last two samples, so a burst (another process's
+    // threads spinning down after their work, a short-lived tool) does not halve our threads.
+    static double previous = 1e9;  // the first reading counts whole: a process starting under load adapts at once
+    const double sustained = std::min(others, previous);
+    previous = others;
+    others_x100.store(static_cast<int>(std::lround(sustained * 100)), std::memory_order_relaxed);
   }
   last = s;
   next_sample_ns.store(now + kSampleNs, std::memory_order_relaxed);
