@@ -227,15 +227,19 @@ class Parameter(object):
                                "%s. Please specify in_units, in_channels, etc for `Block`s."
                                % (self.name, str(self.shape)))
         with autograd.pause():
-            if data is None:
+            owned = data is None
+            if owned:
                 data = nd.zeros(self.shape, dtype=self.dtype, ctx=cpu())
                 initializer.create(default_init)(
                     initializer.InitDesc(self.name, {"__init__": init}), data)
-            self._init_impl(data, ctx)
+            self._init_impl(data, ctx, owned)
 
-    def _init_impl(self, data, ctx_list):
+    def _init_impl(self, data, ctx_list, owned=False):
+        """owned: data was made here for this parameter, so its first context may keep it
+        instead of a copy (no second buffer of the parameter's size, then freed)."""
         self._set_ctx_list(ctx_list)
-        self._data = [data.copyto(c) for c in self._ctx_list]
+        self._data = [data if owned and i == 0 and data.context == c else data.copyto(c)
+                      for i, c in enumerate(self._ctx_list)]
         self._init_grad()
 
     def _init_grad(self):
