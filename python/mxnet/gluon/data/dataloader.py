@@ -194,7 +194,10 @@ class _WorkerPool(object):
             self._next_worker = (worker + 1) % len(self._conns)
             key = self._next_key
             self._next_key += 1
-            self._conns[worker][0].send((key, indices))
+            try:
+                self._conns[worker][0].send((key, indices))
+            except (BrokenPipeError, EOFError, OSError):
+                raise self._died(worker) from None
             self._waiting.add(key)
             return key, worker
 
@@ -211,8 +214,7 @@ class _WorkerPool(object):
                 try:
                     got = res_r.recv()
                 except (EOFError, OSError):
-                    raise RuntimeError("DataLoader worker %d (pid %s) exited unexpectedly" % (
-                        worker, self._procs[worker].pid)) from None
+                    raise self._died(worker) from None
                 self._waiting.discard(got[0])
                 if got[0] in self._discard:
                     self._discard.discard(got[0])
@@ -225,6 +227,15 @@ class _WorkerPool(object):
                 raise RuntimeError("DataLoader worker failed:\n" + text)
             raise err from _RemoteError(text)
         return payload
+
+    def _died(self, worker):
+        proc = self._procs[worker]
+        proc.join(0.1)
+        code = proc.exitcode
+        how = "" if code is None else (" (killed by signal %d)" % -code if code < 0 else
+                                       " (exit status %d)" % code)
+        return RuntimeError("DataLoader worker %d (pid %s) exited unexpectedly%s" % (
+            worker, proc.pid, how))
 
     def forget(self, ticket):
         """A ticket whose batch is no longer wanted (an iterator stopped early)."""
