@@ -32,6 +32,26 @@ else()
   find_package(OpenMP QUIET)
 endif()
 
+if(USE_OPENCV)
+  # Debian's OpenCV ships no OpenCVConfig.cmake for the split -dev packages; find the three
+  # modules the image codec uses (core, imgproc, imgcodecs) directly.
+  find_path(OpenCV_INCLUDE_DIR opencv2/imgcodecs.hpp PATHS /usr/include/opencv4 PATH_SUFFIXES opencv4)
+  find_library(OpenCV_CORE_LIBRARY opencv_core)
+  find_library(OpenCV_IMGPROC_LIBRARY opencv_imgproc)
+  find_library(OpenCV_IMGCODECS_LIBRARY opencv_imgcodecs)
+  if(OpenCV_INCLUDE_DIR AND OpenCV_CORE_LIBRARY AND OpenCV_IMGPROC_LIBRARY AND OpenCV_IMGCODECS_LIBRARY)
+    set(OpenCV_FOUND TRUE)
+  endif()
+  mxnet_require(OpenCV_FOUND "libopencv-core-dev libopencv-imgproc-dev libopencv-imgcodecs-dev"
+                "OpenCV (USE_OPENCV=ON; configure with -DUSE_OPENCV=OFF to build without image decoding)")
+  if(NOT TARGET OpenCV::image)
+    add_library(OpenCV::image INTERFACE IMPORTED)
+    set_target_properties(OpenCV::image PROPERTIES
+      INTERFACE_INCLUDE_DIRECTORIES "${OpenCV_INCLUDE_DIR}"
+      INTERFACE_LINK_LIBRARIES "${OpenCV_IMGCODECS_LIBRARY};${OpenCV_IMGPROC_LIBRARY};${OpenCV_CORE_LIBRARY}")
+  endif()
+endif()
+
 if(USE_CUDNN OR USE_NCCL)
   if(NOT USE_CUDA)
     message(FATAL_ERROR "USE_CUDNN and USE_NCCL need USE_CUDA=ON")
@@ -76,6 +96,9 @@ function(mxnet_link_dependencies target)
     target_link_libraries(${target} PUBLIC OpenMP::OpenMP_CXX)
   elseif(OpenMP_CXX_LIBRARIES)
     target_link_libraries(${target} PUBLIC ${OpenMP_CXX_LIBRARIES})
+  endif()
+  if(USE_OPENCV)
+    target_link_libraries(${target} PUBLIC OpenCV::image)
   endif()
   if(USE_CUDA)
     target_link_libraries(${target} PUBLIC CUDA::cudart CUDA::cublas CUDA::curand)

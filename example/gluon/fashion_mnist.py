@@ -8,7 +8,8 @@ epoch, then saves the parameters, reloads them into a fresh network and checks t
 the same. With matplotlib installed it also draws the training curves to a PNG.
 
 Data: the four idx files of Fashion-MNIST, from $MXNET_HOME/datasets/fashion-mnist or where
-Debian's dataset-fashion-mnist package installs them (/usr/share/datasets/fashion-mnist).
+Debian's dataset-fashion-mnist package installs them (/usr/share/datasets/fashion-mnist);
+or, with --rec-dir, train.rec and test.rec made by example/gluon/fashion_mnist_to_rec.py.
 """
 import argparse
 import os
@@ -44,6 +45,8 @@ def parse_args(argv=None):
     parser.add_argument("--workers", type=int, default=0, help="DataLoader worker processes")
     parser.add_argument("--data-dir", default=None,
                         help="directory with the idx files (default: MXNet's dataset location)")
+    parser.add_argument("--rec-dir", default=None,
+                        help="read train.rec/test.rec (+ .idx) from here instead of idx files")
     parser.add_argument("--out-dir", default="fashion_mnist_output",
                         help="where the .params file, the PNG and the trace go")
     parser.add_argument("--no-progress", action="store_true", help="no per-batch progress bar")
@@ -98,9 +101,22 @@ class Progress(object):
             self._bar.close()
 
 
+def load_datasets(args):
+    if args.rec_dir:
+        # Grayscale images and their labels, as (28, 28, 1) uint8 arrays like the idx reader's.
+        def open_rec(name):
+            path = os.path.join(args.rec_dir, name + ".rec")
+            if not os.path.exists(path):
+                raise IOError("%s is missing: make it with example/gluon/fashion_mnist_to_rec.py"
+                              % path)
+            return gluon.data.vision.ImageRecordDataset(path, flag=0)
+        return open_rec("train"), open_rec("test")
+    return FashionMNIST(root=args.data_dir, train=True), FashionMNIST(root=args.data_dir,
+                                                                      train=False)
+
+
 def make_loaders(args):
-    train_set = FashionMNIST(root=args.data_dir, train=True)
-    test_set = FashionMNIST(root=args.data_dir, train=False)
+    train_set, test_set = load_datasets(args)
     if args.limit:
         train_set = train_set.take(args.limit)
         test_set = test_set.take(args.limit)

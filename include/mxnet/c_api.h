@@ -388,6 +388,81 @@ MXNET_DLL int MXFreeCachedOp(CachedOpHandle handle);
 /*! \brief Plans held (per input signature) and fused ops in the plan of the latest call. */
 MXNET_DLL int MXCachedOpGetInfo(CachedOpHandle handle, mx_uint* num_plans, int* num_fused);
 
+/* ---- images (src/c_api/c_api_image.cc, OpenCV); our additions. A decoded image's shape
+   depends on the bytes, so decoding is a call returning a new array rather than an operator.
+   Without OpenCV in the build every call fails saying so. ---- */
+/*!
+ * \brief Decodes an encoded image (JPEG, PNG, ...) into a new CPU uint8 NDArray (H, W, C).
+ *        flag: 0 gray (C = 1), 1 colour (C = 3), -1 as stored (C as in the file; a 16-bit
+ *        image comes back as int32, NDArray having no uint16). to_rgb: colour channels in
+ *        RGB(A) order instead of OpenCV's BGR(A).
+ */
+MXNET_DLL int MXImageDecode(const void* buf, size_t size, int flag, int to_rgb, NDArrayHandle* out);
+/*! \brief MXImageDecode of the file `filename`; a missing file fails naming it. */
+MXNET_DLL int MXImageRead(const char* filename, int flag, int to_rgb, NDArrayHandle* out);
+/*!
+ * \brief Encodes a C-contiguous uint8 (H, W, C) image at `data` (C = 1, 3 (BGR) or 4 (BGRA);
+ *        dtype is an mxnet type code and must be uint8) as `ext` (".jpg", ".png", ...). quality:
+ *        JPEG quality 0-100 or PNG compression 0-9. The bytes stay valid until the next call on
+ *        this thread.
+ */
+MXNET_DLL int MXImageEncode(const void* data, int height, int width, int channels, int dtype, const char* ext,
+                            int quality, const char** out_buf, size_t* out_size);
+/*! \brief OpenCV's worker threads in this process (0 = off, single-threaded). A process forked
+ *  from this one starts with MXNET_MP_OPENCV_NUM_THREADS. */
+MXNET_DLL int MXImageSetNumThreads(int num_threads);
+MXNET_DLL int MXImageGetNumThreads(int* out);
+
+/* ---- RecordIO (src/c_api/c_api_recordio.cc): .rec files in the dmlc framing ---- */
+/*! \brief A RecordIO writer or reader (repeating an identical typedef is valid C11 and C++). */
+typedef void* RecordIOHandle;
+/*! \brief Creates (truncates) the local file `uri` (a path, or file://path). */
+MXNET_DLL int MXRecordIOWriterCreate(const char* uri, RecordIOHandle* out);
+/*! \brief Flushes, closes and frees; a failed flush is reported (the handle is freed anyway). */
+MXNET_DLL int MXRecordIOWriterFree(RecordIOHandle handle);
+/*! \brief Appends one record of `size` bytes (size < 2^29). */
+MXNET_DLL int MXRecordIOWriterWriteRecord(RecordIOHandle handle, const char* buf, size_t size);
+/*! \brief Byte offset the next record will start at (the offset an .idx file stores). */
+MXNET_DLL int MXRecordIOWriterTell(RecordIOHandle handle, size_t* pos);
+MXNET_DLL int MXRecordIOReaderCreate(const char* uri, RecordIOHandle* out);
+MXNET_DLL int MXRecordIOReaderFree(RecordIOHandle handle);
+/*! \brief The next record, valid until the next call on this handle; buf NULL and size 0 at the
+ *  end of the file (an empty record has a non-NULL buf). A corrupt record fails naming the
+ *  file, the record and its byte offset. */
+MXNET_DLL int MXRecordIOReaderReadRecord(RecordIOHandle handle, const char** buf, size_t* size);
+/*! \brief Moves to a record start: a multiple of 4, not past the end of the file. */
+MXNET_DLL int MXRecordIOReaderSeek(RecordIOHandle handle, size_t pos);
+MXNET_DLL int MXRecordIOReaderTell(RecordIOHandle handle, size_t* pos);
+
+/* ---- data iterators (src/c_api/c_api_dataiter.cc): the registered C iterators of mx.io ---- */
+/*! \brief A registered iterator (an entry of MXListDataIters). */
+typedef void* DataIterCreator;
+/*! \brief An iterator instance (repeating an identical typedef is valid C11 and C++). */
+typedef void* DataIterHandle;
+/*! \brief Every registered iterator, sorted by name; the array lives in thread-local storage. */
+MXNET_DLL int MXListDataIters(mx_uint* out_size, DataIterCreator** out_array);
+/*! \brief Name, description and arguments (name, dmlc-style type string, description). */
+MXNET_DLL int MXDataIterGetIterInfo(DataIterCreator creator, const char** name, const char** description,
+                                    mx_uint* num_args, const char*** arg_names, const char*** arg_type_infos,
+                                    const char*** arg_descriptions);
+/*! \brief Creates and configures an iterator from string parameters; an unknown key, a value that
+ *  does not parse and a missing required key fail naming the key and the iterator. */
+MXNET_DLL int MXDataIterCreateIter(DataIterCreator creator, mx_uint num_param, const char** keys,
+                                   const char** vals, DataIterHandle* out);
+MXNET_DLL int MXDataIterFree(DataIterHandle handle);
+/*! \brief *out = 1 when a batch was read, 0 at the end of the epoch. */
+MXNET_DLL int MXDataIterNext(DataIterHandle handle, int* out);
+MXNET_DLL int MXDataIterBeforeFirst(DataIterHandle handle);
+/*! \brief New handles (owned by the caller) to the current batch's first data / label array. A
+ *  batch's arrays are never written again by the iterator. */
+MXNET_DLL int MXDataIterGetData(DataIterHandle handle, NDArrayHandle* out);
+MXNET_DLL int MXDataIterGetLabel(DataIterHandle handle, NDArrayHandle* out);
+/*! \brief The current batch's per-sample indices (NULL and 0 when it has none); valid until
+ *  the next MXDataIterNext / MXDataIterBeforeFirst on this handle. */
+MXNET_DLL int MXDataIterGetIndex(DataIterHandle handle, uint64_t** out_index, uint64_t* out_size);
+/*! \brief Trailing samples of the current batch that are filler. */
+MXNET_DLL int MXDataIterGetPadNum(DataIterHandle handle, int* pad);
+
 /* ---- random (src/c_api/c_api_random.cc) ---- */
 MXNET_DLL int MXRandomSeed(int seed);
 MXNET_DLL int MXRandomSeedContext(int seed, int dev_type, int dev_id);

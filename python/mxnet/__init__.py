@@ -30,6 +30,9 @@ from . import lr_scheduler
 from . import optimizer
 from . import metric
 from . import io
+from . import image
+from . import image as img
+from . import recordio
 from . import gluon
 from . import operator
 from . import model

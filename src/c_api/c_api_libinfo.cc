@@ -74,7 +74,7 @@ const LibFeature* Features(size_t* size) {
       {"BLAS_APPLE", false},
       {"LAPACK", MXNET_USE_OPENBLAS != 0},  // OpenBLAS ships LAPACK
       {"MKLDNN", MXNET_USE_ONEDNN != 0},
-      {"OPENCV", false},
+      {"OPENCV", MXNET_USE_OPENCV != 0},
       {"CAFFE", false},
       {"PROFILER", false},  // 1.x reports it unset; the profiler is always built in
       {"DIST_KVSTORE", MXNET_USE_MPI != 0},

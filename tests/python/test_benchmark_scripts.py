@@ -279,3 +279,13 @@ def test_hybrid_overhead_quick_on_ours_reports_peers_missing(tmp_path):
         assert float(row[1]) > 0 and float(row[2]) == pytest.approx(float(row[1]) / 5, abs=0.03)
         assert row[4] == "-"
     assert rows[3][1].startswith("MISSING: ")
+
+
+def test_jpeg_decode_speed_on_ours(tmp_path):
+    out = tmp_path / "jpeg.json"
+    r = run("jpeg_decode_speed.py", ["--images", "4", "--rounds", "1", "--skip-peer", "--json", str(out)])
+    assert r.returncode == 0, r.stderr
+    assert "4 JPEGs" in r.stdout and "MXNet 1.9.1 mx.image.imdecode" in r.stdout
+    data = json.loads(out.read_text())
+    assert data["ours (cv::imdecode)"]["images_per_s"] > 0
+    assert data["MXNet 1.9.1 mx.image.imdecode"] is None

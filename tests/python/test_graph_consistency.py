@@ -230,6 +230,9 @@ CASES = [
     Case("_image_normalize", [F(3, 4, 5)], mean=(0.1, 0.2, 0.3), std=(0.5, 1.0, 2.0)),
     Case("_image_crop", [F(5, 6, 3)], fwd_only=True, x=1, y=2, width=3, height=2),
     Case("_image_resize", [F(5, 6, 3)], fwd_only=True, size=(4, 3)),
+    Case("_image_adjust_lighting", [F(4, 5, 3, lo=0.0, hi=255.0)], fwd_only=True, alpha=(0.1, -0.2, 0.3)),
+    Case("_cvimresize", [F(5, 6, 3)], fwd_only=True, w=4, h=7, interp=2),
+    Case("_cvcopyMakeBorder", [F(5, 6, 3)], fwd_only=True, top=1, bot=2, left=0, right=3, type=4),
 ]
 
 # Ops with no row, one line each on why. Everything else registered must have a row.
@@ -252,7 +255,9 @@ SKIP = {
         "_random_negative_binomial", "_random_generalized_negative_binomial", "_random_randint",
         "_random_uniform_like", "_random_normal_like", "_random_gamma_like", "_random_exponential_like",
         "_random_poisson_like", "_random_negative_binomial_like", "_random_generalized_negative_binomial_like",
-        "_shuffle", "_image_random_flip_left_right", "_image_random_flip_top_bottom"]},
+        "_shuffle", "_image_random_flip_left_right", "_image_random_flip_top_bottom",
+        "_image_random_brightness", "_image_random_contrast", "_image_random_saturation", "_image_random_hue",
+        "_image_random_color_jitter", "_image_random_lighting"]},
     # creation ops: no inputs, so nothing to differentiate
     **{op: "no inputs (array creation)" for op in [
         "_zeros", "_ones", "_full", "_empty", "_arange", "_linspace", "_eye"]},

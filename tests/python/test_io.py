@@ -52,3 +52,46 @@ def test_errors():
         mx.io.NDArrayIter(x, y[:3])
     with pytest.raises(ValueError):
         mx.io.NDArrayIter(x, last_batch_handle="wrap")
+
+
+@pytest.mark.parametrize("mode,batches,label0", [("pad", 8, 124), ("discard", 7, 100), ("roll_over", 7, 100)])
+def test_last_batch_modes_on_1000_samples(mode, batches, label0):
+    x = np.repeat((np.arange(1000) // 100).astype(np.float32)[:, None], 2, axis=1)
+    y = (np.arange(1000) // 100).astype(np.float32)
+    it = mx.io.NDArrayIter(x, y, batch_size=128, last_batch_handle=mode)
+    got = list(it)
+    assert len(got) == batches
+    labels = np.concatenate([b.label[0].asnumpy() for b in got])
+    for b in got:
+        np.testing.assert_array_equal(b.data[0].asnumpy()[:, 0], b.label[0].asnumpy())
+    assert int((labels == 0).sum()) == label0
+    if mode == "roll_over":
+        it.reset()
+        first = next(iter(it))
+        # the 104 samples left over start the next epoch, completed from its start
+        np.testing.assert_array_equal(first.label[0].asnumpy()[:104], y[896:])
+        np.testing.assert_array_equal(first.label[0].asnumpy()[104:], y[:24])
+
+
+def test_data_desc_helpers_and_batch_str():
+    assert mx.io.DataDesc.get_batch_axis("NCHW") == 0
+    assert mx.io.DataDesc.get_batch_axis("TNC") == 1
+    assert mx.io.DataDesc.get_batch_axis(None) == 0
+    descs = mx.io.DataDesc.get_list([("data", (2, 3)), ("x", (4,))], [("data", np.int32), ("x", np.float16)])
+    assert [(d.name, d.shape, d.dtype) for d in descs] == [("data", (2, 3), np.int32), ("x", (4,), np.float16)]
+    assert [d.dtype for d in mx.io.DataDesc.get_list([("a", (1,))], None)] == [np.float32]
+    d = mx.io.DataDesc("data", (4, 3), layout="NC")
+    assert d == ("data", (4, 3)) and d.layout == "NC"
+    batch = mx.io.DataBatch([mx.nd.zeros((2, 3))], [mx.nd.zeros((2,))], pad=1)
+    assert str(batch) == "DataBatch: data shapes: [(2, 3)] label shapes: [(2,)]"
+    assert str(mx.io.DataBatch([mx.nd.zeros((2, 3))])) == "DataBatch: data shapes: [(2, 3)] label shapes: None"
+    with pytest.raises(TypeError):
+        mx.io.DataBatch(mx.nd.zeros((2, 3)))
+
+
+def test_layout_reaches_the_descriptions():
+    x, y = _data()
+    it = mx.io.NDArrayIter(x, y, batch_size=4, layout="NC")
+    assert it.provide_data[0].layout == "NC" and it.provide_label[0].layout == "NC"
+    with pytest.raises(ValueError):
+        mx.io.NDArrayIter(x, y, batch_size=4, layout="TNC")

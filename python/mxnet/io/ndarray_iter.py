@@ -49,8 +49,11 @@ class NDArrayIter(DataIter):
     """
 
     def __init__(self, data, label=None, batch_size=1, shuffle=False, last_batch_handle="pad",
-                 data_name="data", label_name="softmax_label"):
+                 data_name="data", label_name="softmax_label", layout="NCHW"):
         super(NDArrayIter, self).__init__(batch_size)
+        if DataDesc.get_batch_axis(layout) > 0:
+            raise ValueError("NDArrayIter batches along axis 0; layout %r puts N elsewhere" % (layout,))
+        self.layout = layout
         if last_batch_handle not in ("pad", "discard", "roll_over"):
             raise ValueError("last_batch_handle must be 'pad', 'discard' or 'roll_over', got %r"
                              % (last_batch_handle,))
@@ -72,12 +75,12 @@ class NDArrayIter(DataIter):
 
     @property
     def provide_data(self):
-        return [DataDesc(k, tuple([self.batch_size] + list(v.shape[1:])), v.dtype)
+        return [DataDesc(k, tuple([self.batch_size] + list(v.shape[1:])), v.dtype, self.layout)
                 for k, v in self.data]
 
     @property
     def provide_label(self):
-        return [DataDesc(k, tuple([self.batch_size] + list(v.shape[1:])), v.dtype)
+        return [DataDesc(k, tuple([self.batch_size] + list(v.shape[1:])), v.dtype, self.layout)
                 for k, v in self.label]
 
     def hard_reset(self):

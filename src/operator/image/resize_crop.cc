@@ -1,8 +1,9 @@
 /*!
  * \file resize_crop.cc
- * \brief `_image_resize` (nearest or bilinear with pixel-centre alignment, as OpenCV's
- *        INTER_NEAREST / INTER_LINEAR) and `_image_crop` (a window of an HWC image / NHWC
- *        batch).
+ * \brief `_image_resize` (cv::resize with interpolation 0-4 in builds with OpenCV; otherwise
+ *        nearest or bilinear with pixel-centre alignment, as OpenCV's INTER_NEAREST /
+ *        INTER_LINEAR; also for dtypes OpenCV does not resize) and `_image_crop` (a window of
+ *        an HWC image / NHWC batch).
  */
 #include <algorithm>
 #include <limits>
@@ -14,6 +15,11 @@
 #include "mxnet/op.h"
 #include "operator/common/parallel.h"
 #include "operator/image/image_layout.h"
+#if MXNET_USE_OPENCV
+#include <opencv2/imgproc.hpp>
+
+#include "operator/image/cv_mat.h"
+#endif
 
 namespace mxnet {
 namespace op {
@@ -28,7 +34,8 @@ struct ResizeParam : public dmlc::Parameter<ResizeParam> {
         "Output size: w or (w, h). A single value with keep_ratio scales the shorter side to it.");
     DMLC_DECLARE_FIELD(keep_ratio).set_default(false).describe(
         "With a single size, keep the aspect ratio (shorter side = size).");
-    DMLC_DECLARE_FIELD(interp).set_default(1).describe("Interpolation: 0 nearest, 1 bilinear.");
+    DMLC_DECLARE_FIELD(interp).set_default(1).describe(
+        "Interpolation: 0 nearest, 1 bilinear, 2 bicubic, 3 area, 4 Lanczos (2-4 need OpenCV).");
   }
 };
 DMLC_REGISTER_PARAMETER(ResizeParam);
@@ -51,13 +58,16 @@ std::pair<int64_t, int64_t> ResizedHW(const NodeAttrs& attrs, int64_t h, int64_t
   const ResizeParam& p = attrs.get<ResizeParam>();
   MX_CHECK_KIND(p.size.ndim() == 1 || p.size.ndim() == 2, "ValueError")
       << attrs.op->name << ": size must be w or (w, h), got " << p.size;
-  MX_CHECK_KIND(p.interp == 0 || p.interp == 1, "ValueError")
-      << attrs.op->name << ": interp " << p.interp << " is not available; use 0 (nearest) or 1 (bilinear)";
+  MX_CHECK_KIND(p.interp >= 0 && p.interp <= (MXNET_USE_OPENCV ? 4 : 1), "ValueError")
+      << attrs.op->name << ": interp " << p.interp << " is not available; use "
+      << (MXNET_USE_OPENCV ? "0 (nearest), 1 (bilinear), 2 (bicubic), 3 (area) or 4 (Lanczos)"
+                           : "0 (nearest) or 1 (bilinear) (this build has no OpenCV)");
   if (p.size.ndim() == 2) return {p.size[1], p.size[0]};
   const int64_t s = p.size[0];
   if (!p.keep_ratio) return {s, s};
-  if (h < w) return {s, std::max<int64_t>(1, static_cast<int64_t>(std::round(double(w) * s / h)))};
-  return {std::max<int64_t>(1, static_cast<int64_t>(std::round(double(h) * s / w))), s};
+  // The longer side is truncated, as MXNet 1.x does (a 301x200 image at 150 -> 225x150).
+  if (h < w) return {s, std::max<int64_t>(1, w * s / h)};
+  return {std::max<int64_t>(1, h * s / w), s};
 }
 
 bool ResizeShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
@@ -79,11 +89,34 @@ DType FromFloat(float v) {
   return static_cast<DType>(v);
 }
 
+#if MXNET_USE_OPENCV
+/*! \brief cv::resize of each image, for the dtypes it handles; false when it does not. */
+bool ResizeWithOpenCV(const NodeAttrs& attrs, const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
+                      const std::vector<TBlob>& out) {
+  const int t = in[0].type_flag_;
+  const int interp = attrs.get<ResizeParam>().interp;
+  if (!(t == kUint8 || t == kFloat32 || t == kFloat64 || (interp == 0 && (t == kInt8 || t == kInt32)))) return false;
+  const ImageDims d = ChannelsLast(attrs, in[0].shape_);
+  if (d.c > 4 && interp != 0 && interp != 1) return false;  // OpenCV's cubic/area/Lanczos take up to 4
+  for (int64_t n = 0; n < d.n; ++n) {
+    const cv::Mat src = WrapHWC(attrs, in[0], n);
+    WriteHWC(attrs, out[0], req[0], [&](cv::Mat* dst) { cv::resize(src, *dst, dst->size(), 0, 0, interp); }, n);
+  }
+  return true;
+}
+#endif
+
 void ResizeCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
                    const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+#if MXNET_USE_OPENCV
+  if (ResizeWithOpenCV(attrs, in, req, out)) return;
+#endif
   const ImageDims d = ChannelsLast(attrs, in[0].shape_);
   const ImageDims o = ChannelsLast(attrs, out[0].shape_);
-  const bool nearest = attrs.get<ResizeParam>().interp == 0;
+  const int interp = attrs.get<ResizeParam>().interp;
+  MX_CHECK_KIND(interp <= 1, "ValueError") << attrs.op->name << ": interp " << interp << " is not available for "
+                                           << DTypeName(in[0].type_flag_) << " images; use 0 or 1";
+  const bool nearest = interp == 0;
   const float sy = float(d.h) / o.h, sx = float(d.w) / o.w;
   MXNET_TYPE_SWITCH(in[0].type_flag_, DType, {
     const DType* x = in[0].dptr<DType>();

@@ -3,13 +3,12 @@
  * \brief `_image_to_tensor` (HWC/NHWC values in [0, 255] -> CHW/NCHW float32 in [0, 1]) and
  *        `_image_normalize` ((x - mean[c]) / std[c] on CHW/NCHW, with its gradient).
  */
-#include <iterator>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "mxnet/op.h"
 #include "operator/common/parallel.h"
+#include "operator/image/float_list.h"
 #include "operator/image/image_layout.h"
 
 namespace mxnet {
@@ -48,42 +47,6 @@ bool ToTensorType(const NodeAttrs& attrs, std::vector<int>* in, std::vector<int>
 }
 
 }  // namespace
-
-/*! \brief A tuple of floats written as "0.5", "(0.5, 0.4)" or "[0.5, 0.4]". */
-struct FloatList {
-  std::vector<float> v;
-};
-
-std::istream& operator>>(std::istream& is, FloatList& f) {
-  std::string text((std::istreambuf_iterator<char>(is)), std::istreambuf_iterator<char>());
-  for (char& ch : text)
-    if (ch == '(' || ch == ')' || ch == '[' || ch == ']' || ch == ',') ch = ' ';
-  std::istringstream ss(text);
-  f.v.clear();
-  float x;
-  while (ss >> x) f.v.push_back(x);
-  if (!ss.eof()) is.setstate(std::ios::failbit);
-  if (f.v.empty()) is.setstate(std::ios::failbit);
-  return is;
-}
-
-std::ostream& operator<<(std::ostream& os, const FloatList& f) {
-  os << '(';
-  for (size_t i = 0; i < f.v.size(); ++i) os << (i ? ", " : "") << f.v[i];
-  return os << (f.v.size() == 1 ? ",)" : ")");
-}
-
-}  // namespace image
-}  // namespace op
-}  // namespace mxnet
-
-namespace dmlc {
-DMLC_DECLARE_TYPE_NAME(mxnet::op::image::FloatList, "float or tuple of floats");
-}
-
-namespace mxnet {
-namespace op {
-namespace image {
 
 struct NormalizeParam : public dmlc::Parameter<NormalizeParam> {
   FloatList mean, std;

@@ -1,7 +1,10 @@
 """Datasets: indexable collections of samples, and lazy transformations of them."""
-from ... import ndarray as nd
+import os
 
-__all__ = ["Dataset", "SimpleDataset", "ArrayDataset"]
+from ... import ndarray as nd
+from ... import recordio
+
+__all__ = ["Dataset", "SimpleDataset", "ArrayDataset", "RecordFileDataset"]
 
 
 class Dataset(object):
@@ -129,3 +132,19 @@ class ArrayDataset(Dataset):
 
     def __len__(self):
         return self._length
+
+
+class RecordFileDataset(Dataset):
+    """The records of a RecordIO file, in the order of its index: item i is the raw record
+    (bytes) at keys[i] of the .idx file next to it (same name, extension replaced)."""
+
+    def __init__(self, filename):
+        self.idx_file = os.path.splitext(filename)[0] + ".idx"
+        self.filename = filename
+        self._record = recordio.MXIndexedRecordIO(self.idx_file, self.filename, "r")
+
+    def __getitem__(self, idx):
+        return self._record.read_idx(self._record.keys[idx])
+
+    def __len__(self):
+        return len(self._record.keys)

@@ -1,5 +1,6 @@
 """Image datasets read from local files: MNIST and Fashion-MNIST (idx format, optionally
-gzipped).
+gzipped), images packed in a RecordIO file (ImageRecordDataset), and a folder of images
+with one subfolder per class (ImageFolderDataset).
 
 Files are looked up in `root` (default $MXNET_HOME/datasets/<name>, MXNET_HOME defaulting to
 ~/.mxnet) and then in /usr/share/datasets/<name>, where Debian's dataset packages (e.g.
@@ -8,14 +9,17 @@ dataset-fashion-mnist) install them. Nothing is downloaded.
 import gzip
 import os
 import struct
+import warnings
 
 import numpy as np
 
+from .... import image
 from .... import ndarray as nd
+from .... import recordio
 from ...utils import data_home
-from ..dataset import Dataset
+from ..dataset import Dataset, RecordFileDataset
 
-__all__ = ["MNIST", "FashionMNIST", "read_idx"]
+__all__ = ["MNIST", "FashionMNIST", "ImageRecordDataset", "ImageFolderDataset", "read_idx"]
 
 _SYSTEM_DIR = "/usr/share/datasets"
 
@@ -110,3 +114,71 @@ class FashionMNIST(_IdxImageDataset):
     sample format as MNIST."""
     _name = "fashion-mnist"
     _debian_package = "dataset-fashion-mnist"
+
+
+class ImageRecordDataset(RecordFileDataset):
+    """The images of a RecordIO file (as written by im2rec.py), in the order of its .idx.
+
+    Samples are (image, label): the image decoded with image.imdecode(payload, flag) (flag 1:
+    3 channels RGB, 0: 1 gray channel) and the record header's label (a float, or a float32
+    array for multi-label records). `transform(image, label)` is applied when given.
+    """
+
+    def __init__(self, filename, flag=1, transform=None):
+        super(ImageRecordDataset, self).__init__(filename)
+        self._flag = flag
+        self._transform = transform
+
+    def __getitem__(self, idx):
+        header, payload = recordio.unpack(super(ImageRecordDataset, self).__getitem__(idx))
+        img = image.imdecode(payload, self._flag)
+        if self._transform is not None:
+            return self._transform(img, header.label)
+        return img, header.label
+
+
+class ImageFolderDataset(Dataset):
+    """Images stored one folder per class: root/<class>/<image>.
+
+    `synsets` lists the class folders in sorted order (label i is synsets[i]); `items` lists
+    (path, label) for every .jpg, .jpeg and .png file (other files are skipped with a warning),
+    sorted within each folder. Samples are (image.imread(path, flag), label), with
+    `transform(image, label)` applied when given.
+    """
+
+    _exts = (".jpg", ".jpeg", ".png")
+
+    def __init__(self, root, flag=1, transform=None):
+        self._root = os.path.expanduser(root)
+        self._flag = flag
+        self._transform = transform
+        self._list_images(self._root)
+
+    def _list_images(self, root):
+        self.synsets = []
+        self.items = []
+        for folder in sorted(os.listdir(root)):
+            path = os.path.join(root, folder)
+            if not os.path.isdir(path):
+                warnings.warn("Ignoring %s, which is not a directory." % path, stacklevel=3)
+                continue
+            label = len(self.synsets)
+            self.synsets.append(folder)
+            for filename in sorted(os.listdir(path)):
+                filename = os.path.join(path, filename)
+                ext = os.path.splitext(filename)[1]
+                if ext.lower() not in self._exts:
+                    warnings.warn("Ignoring %s of type %s. Only %s are read."
+                                  % (filename, ext, ", ".join(self._exts)))
+                    continue
+                self.items.append((filename, label))
+
+    def __getitem__(self, idx):
+        img = image.imread(self.items[idx][0], self._flag)
+        label = self.items[idx][1]
+        if self._transform is not None:
+            return self._transform(img, label)
+        return img, label
+
+    def __len__(self):
+        return len(self.items)
