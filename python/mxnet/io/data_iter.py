@@ -94,3 +94,25 @@ class DataIter(object):
 
     def getpad(self):
         raise NotImplementedError("%s must define getpad()" % self.__class__.__name__)
+
+
+class WrappingIter(DataIter):
+    """An iterator over other iterators' batches: iter_next() sets self.current_batch, which
+    next() returns whole and the getters read."""
+
+    def next(self):
+        if self.iter_next():
+            return self.current_batch
+        raise StopIteration
+
+    def getdata(self):
+        return self.current_batch.data
+
+    def getlabel(self):
+        return self.current_batch.label
+
+    def getindex(self):
+        return self.current_batch.index
+
+    def getpad(self):
+        return self.current_batch.pad

@@ -2,7 +2,7 @@
 joins their batches into one."""
 import threading
 
-from .data_iter import DataBatch, DataDesc, DataIter
+from .data_iter import DataBatch, DataDesc, WrappingIter
 
 __all__ = ["PrefetchingIter"]
 
@@ -51,7 +51,7 @@ class _Worker(object):
         self.thread.join()
 
 
-class PrefetchingIter(DataIter):
+class PrefetchingIter(WrappingIter):
     """Prefetches from `iters` (a DataIter or a list of them), one thread each, and returns
     batches whose data and label are the iterators' lists joined in order. pad and index come
     from the first iterator; all must end together.
@@ -129,20 +129,3 @@ class PrefetchingIter(DataIter):
         for w in self._workers:
             w.request()
         return True
-
-    def next(self):
-        if self.iter_next():
-            return self.current_batch
-        raise StopIteration
-
-    def getdata(self):
-        return self.current_batch.data
-
-    def getlabel(self):
-        return self.current_batch.label
-
-    def getindex(self):
-        return self.current_batch.index
-
-    def getpad(self):
-        return self.current_batch.pad

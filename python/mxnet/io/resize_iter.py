@@ -1,11 +1,11 @@
 """ResizeIter: gives a fixed number of batches per epoch from any iterator, restarting it when
 it runs out."""
-from .data_iter import DataIter
+from .data_iter import WrappingIter
 
 __all__ = ["ResizeIter"]
 
 
-class ResizeIter(DataIter):
+class ResizeIter(WrappingIter):
     """Makes an epoch of `data_iter` exactly `size` batches long: when the inner iterator ends
     early it is reset and continues; reset() stops early otherwise. With reset_internal=False,
     reset() leaves the inner iterator where it is, so the next epoch continues from there.
@@ -39,20 +39,3 @@ class ResizeIter(DataIter):
             self.current_batch = self.data_iter.next()
         self.cur += 1
         return True
-
-    def next(self):
-        if self.iter_next():
-            return self.current_batch
-        raise StopIteration
-
-    def getdata(self):
-        return self.current_batch.data
-
-    def getlabel(self):
-        return self.current_batch.label
-
-    def getindex(self):
-        return self.current_batch.index
-
-    def getpad(self):
-        return self.current_batch.pad
