@@ -33,22 +33,31 @@ else()
 endif()
 
 if(USE_OPENCV)
-  # Debian's OpenCV ships no OpenCVConfig.cmake for the split -dev packages; find the three
-  # modules the image codec uses (core, imgproc, imgcodecs) directly.
-  find_path(OpenCV_INCLUDE_DIR opencv2/imgcodecs.hpp PATHS /usr/include/opencv4 PATH_SUFFIXES opencv4)
+  # Images: OpenCV core + imgproc (matrices, resize, warps, colour conversion), libjpeg-turbo's
+  # TurboJPEG API for JPEG and libpng for PNG (docs/image.md says why not opencv_imgcodecs).
+  # Debian's OpenCV ships no OpenCVConfig.cmake for the split -dev packages; find the two
+  # modules directly.
+  find_path(OpenCV_INCLUDE_DIR opencv2/core.hpp PATHS /usr/include/opencv4 PATH_SUFFIXES opencv4)
   find_library(OpenCV_CORE_LIBRARY opencv_core)
   find_library(OpenCV_IMGPROC_LIBRARY opencv_imgproc)
-  find_library(OpenCV_IMGCODECS_LIBRARY opencv_imgcodecs)
-  if(OpenCV_INCLUDE_DIR AND OpenCV_CORE_LIBRARY AND OpenCV_IMGPROC_LIBRARY AND OpenCV_IMGCODECS_LIBRARY)
+  if(OpenCV_INCLUDE_DIR AND OpenCV_CORE_LIBRARY AND OpenCV_IMGPROC_LIBRARY)
     set(OpenCV_FOUND TRUE)
   endif()
-  mxnet_require(OpenCV_FOUND "libopencv-core-dev libopencv-imgproc-dev libopencv-imgcodecs-dev"
-                "OpenCV (USE_OPENCV=ON; configure with -DUSE_OPENCV=OFF to build without image decoding)")
+  mxnet_require(OpenCV_FOUND "libopencv-core-dev libopencv-imgproc-dev"
+                "OpenCV core and imgproc (USE_OPENCV=ON; configure with -DUSE_OPENCV=OFF to build without images)")
+  find_path(TurboJPEG_INCLUDE_DIR turbojpeg.h)
+  find_library(TurboJPEG_LIBRARY turbojpeg)
+  if(TurboJPEG_INCLUDE_DIR AND TurboJPEG_LIBRARY)
+    set(TurboJPEG_FOUND TRUE)
+  endif()
+  mxnet_require(TurboJPEG_FOUND libturbojpeg0-dev "libjpeg-turbo's TurboJPEG API (USE_OPENCV=ON: JPEG decoding)")
+  find_package(PNG QUIET)
+  mxnet_require(PNG_FOUND libpng-dev "libpng (USE_OPENCV=ON: PNG decoding)")
   if(NOT TARGET OpenCV::image)
     add_library(OpenCV::image INTERFACE IMPORTED)
     set_target_properties(OpenCV::image PROPERTIES
-      INTERFACE_INCLUDE_DIRECTORIES "${OpenCV_INCLUDE_DIR}"
-      INTERFACE_LINK_LIBRARIES "${OpenCV_IMGCODECS_LIBRARY};${OpenCV_IMGPROC_LIBRARY};${OpenCV_CORE_LIBRARY}")
+      INTERFACE_INCLUDE_DIRECTORIES "${OpenCV_INCLUDE_DIR};${TurboJPEG_INCLUDE_DIR}"
+      INTERFACE_LINK_LIBRARIES "${OpenCV_IMGPROC_LIBRARY};${OpenCV_CORE_LIBRARY};${TurboJPEG_LIBRARY};PNG::PNG")
   endif()
 endif()
 

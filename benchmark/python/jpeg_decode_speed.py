@@ -1,6 +1,7 @@
-"""JPEG decoding speed: this runtime's decoder (OpenCV's cv::imdecode, reached through
-mx.image.imdecode) against libjpeg-turbo's own TurboJPEG API (tjDecompress2, called through
-ctypes) and MXNet 1.9.1's mx.image.imdecode, on the same generated JPEGs.
+"""JPEG decoding speed: this runtime's decoder (libjpeg-turbo's TurboJPEG API inside
+libmxnet.so, reached through mx.image.imdecode) against the same TurboJPEG API called directly
+(tjDecompress2 through ctypes) and MXNet 1.9.1's mx.image.imdecode (OpenCV), on the same
+generated JPEGs.
 
     export PYTHONPATH=$PWD/python MXNET_LIBRARY_PATH=$PWD/build/libmxnet.so
     .venv/bin/python benchmark/python/jpeg_decode_speed.py [--images 200] [--rounds 5]
@@ -9,8 +10,9 @@ Every decoder produces BGR (H, W, 3) uint8 pixels into a newly allocated array p
 one thread (one row also times mx.image.imdecode's default RGB output). Reported: images/s
 and megapixels/s (median over rounds of a pass over all images; the in-process decoders take
 turns pass by pass, the 1.9.1 peer runs after them in its own process) and each decoder's
-rate relative to ours. libturbojpeg is looked up at run time only for this comparison
-(Debian: libturbojpeg0); the runtime does not link it.
+rate relative to ours. The direct TurboJPEG row is the ceiling: ours adds the C API call,
+the NDArray and the Python wrapper around the same decode. libturbojpeg is looked up at run
+time for it (Debian: libturbojpeg0, which the runtime links too).
 """
 import argparse
 import ctypes
@@ -150,7 +152,7 @@ def main():
     args = parser.parse_args()
 
     blobs = make_jpegs(args.images, args.seed)
-    in_process = {"ours (cv::imdecode)": ours(), "ours, to_rgb=True (the default)": ours(to_rgb=True),
+    in_process = {"ours (TurboJPEG)": ours(), "ours, to_rgb=True (the default)": ours(to_rgb=True),
                   "libjpeg-turbo tjDecompress2": turbojpeg()}
     rows = lockstep({k: v for k, v in in_process.items() if v is not None}, blobs, args.rounds)
     rows.setdefault("libjpeg-turbo tjDecompress2", None)
@@ -163,7 +165,7 @@ def main():
     mean_kb = sum(len(b) for b in blobs) / len(blobs) / 1024.0
     print("%d JPEGs (200-800 px sides, quality 90, %.0f KiB on average), one thread, median of %d passes; "
           "load average %.2f" % (len(blobs), mean_kb, args.rounds, os.getloadavg()[0]))
-    base = rows["ours (cv::imdecode)"][0]
+    base = rows["ours (TurboJPEG)"][0]
     print("%-32s %10s %10s %8s" % ("decoder", "images/s", "MPix/s", "vs ours"))
     for name, value in rows.items():
         if value is None:

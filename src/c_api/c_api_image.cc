@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -12,7 +13,7 @@
 #include "mxnet/ndarray.h"
 
 #if MXNET_USE_OPENCV
-#include <opencv2/imgproc.hpp>
+#include <opencv2/core.hpp>
 
 #include "io/image_codec.h"
 #endif
@@ -22,8 +23,8 @@ namespace {
 #if MXNET_USE_OPENCV
 struct EncodedTag;
 
-// A decoded cv::Mat copied into a new CPU NDArray, swapping BGR(A) to RGB(A) on the way.
-mxnet::NDArray ToNDArray(const cv::Mat& img, bool to_rgb) {
+// A decoded cv::Mat (already in the channel order asked for) copied into a new CPU NDArray.
+mxnet::NDArray ToNDArray(const cv::Mat& img) {
   using mxnet::TShape;
   const int depth = img.depth();
   MX_CHECK(depth == CV_8U || depth == CV_16U) << "decoded images are 8- or 16-bit, got OpenCV depth " << depth;
@@ -31,22 +32,30 @@ mxnet::NDArray ToNDArray(const cv::Mat& img, bool to_rgb) {
   const int c = img.channels();
   mxnet::NDArray out(TShape{img.rows, img.cols, c}, mxnet::Context::CPU(), false, dtype);
   void* dptr = out.data().dptr_;
-  if (depth == CV_16U) {  // 16-bit PNG/TIFF read with flag -1: widened, as NDArray has no uint16
+  if (depth == CV_16U) {  // 16-bit PNG read with flag -1: widened, as NDArray has no uint16
     cv::Mat wide(img.rows, img.cols, CV_MAKETYPE(CV_32S, c), dptr);
-    cv::Mat src = img;
-    if (to_rgb && c >= 3) cv::cvtColor(img, src, c == 3 ? cv::COLOR_BGR2RGB : cv::COLOR_BGRA2RGBA);
-    src.convertTo(wide, CV_MAKETYPE(CV_32S, c));
+    img.convertTo(wide, CV_MAKETYPE(CV_32S, c));
     return out;
   }
   cv::Mat dst(img.rows, img.cols, img.type(), dptr);
-  if (to_rgb && c == 3) {
-    cv::cvtColor(img, dst, cv::COLOR_BGR2RGB);
-  } else if (to_rgb && c == 4) {
-    cv::cvtColor(img, dst, cv::COLOR_BGRA2RGBA);
-  } else {
-    img.copyTo(dst);
-  }
+  img.copyTo(dst);
   return out;
+}
+
+// Decodes into a new NDArray: 8-bit images are written by the decoder straight into the
+// NDArray's memory; 16-bit ones are widened to int32 after.
+mxnet::NDArray Decode(const void* buf, size_t size, int flag, int to_rgb, const std::string& what) {
+  std::unique_ptr<mxnet::NDArray> direct;
+  auto alloc = [&](int rows, int cols, int type) {
+    if (CV_MAT_DEPTH(type) != CV_8U) return cv::Mat(rows, cols, type);
+    direct = std::make_unique<mxnet::NDArray>(mxnet::TShape{rows, cols, CV_MAT_CN(type)}, mxnet::Context::CPU(),
+                                              false, mxnet::kUint8);
+    return cv::Mat(rows, cols, type, direct->data().dptr_);
+  };
+  const cv::Mat img = mxnet::io::DecodeImage(
+      buf, size, flag, what, to_rgb ? mxnet::io::ChannelOrder::kRGB : mxnet::io::ChannelOrder::kBGR, alloc);
+  if (direct && img.data == direct->data().dptr_) return *direct;
+  return ToNDArray(img);
 }
 #endif
 
@@ -62,8 +71,7 @@ mxnet::NDArray ToNDArray(const cv::Mat& img, bool to_rgb) {
 int MXImageDecode(const void* buf, size_t size, int flag, int to_rgb, NDArrayHandle* out) {
   API_BEGIN();
 #if MXNET_USE_OPENCV
-  cv::Mat img = mxnet::io::DecodeImage(buf, size, flag, "an image buffer of " + std::to_string(size) + " bytes");
-  *out = new mxnet::NDArray(ToNDArray(img, to_rgb != 0));
+  *out = new mxnet::NDArray(Decode(buf, size, flag, to_rgb, "an image buffer of " + std::to_string(size) + " bytes"));
 #else
   NoOpenCV("image decoding");
 #endif
@@ -80,8 +88,7 @@ int MXImageRead(const char* filename, int flag, int to_rgb, NDArrayHandle* out) 
   f.seekg(0);
   std::vector<char> bytes(static_cast<size_t>(std::max<std::streamsize>(size, 0)));
   MX_CHECK_KIND(size >= 0 && f.read(bytes.data(), size), "MXNetError") << "cannot read image file '" << filename << "'";
-  cv::Mat img = mxnet::io::DecodeImage(bytes.data(), bytes.size(), flag, std::string("'") + filename + "'");
-  *out = new mxnet::NDArray(ToNDArray(img, to_rgb != 0));
+  *out = new mxnet::NDArray(Decode(bytes.data(), bytes.size(), flag, to_rgb, std::string("'") + filename + "'"));
 #else
   NoOpenCV("image reading");
 #endif

@@ -1,16 +1,19 @@
 #include "io/image_codec.h"
 
 #if MXNET_USE_OPENCV
+#include <png.h>
+
 #include <opencv2/core/utility.hpp>
-#include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <cstring>
 
 #include "common/fork_hooks.h"
 #include "common/runtime_info.h"
+#include "io/image_formats.h"
 #include "mxnet/base.h"
 #include "mxnet/env.h"
 #include "mxnet/error.h"
@@ -45,54 +48,76 @@ struct Registrar {
   Registrar() {
     common::AddAfterForkChildHook(ResetThreadsInForkedChild);
     common::SetRuntimeInfo("opencv_version", CV_VERSION);
+    common::SetRuntimeInfo("libpng_version", PNG_LIBPNG_VER_STRING);
   }
 };
 const Registrar registrar;
 
+enum class Format { kJpeg, kPng, kOther };
+
+Format Sniff(const uint8_t* p, size_t n) {
+  if (n >= 3 && p[0] == 0xFF && p[1] == 0xD8 && p[2] == 0xFF) return Format::kJpeg;
+  if (n >= 8 && std::memcmp(p, "\x89PNG\r\n\x1a\n", 8) == 0) return Format::kPng;
+  return Format::kOther;
+}
+
+// The name of a format recognised but not decoded, for the error message; "" if unknown.
+std::string OtherFormatName(const uint8_t* p, size_t n) {
+  auto starts = [&](const char* magic, size_t len) { return n >= len && std::memcmp(p, magic, len) == 0; };
+  if (starts("BM", 2)) return "BMP";
+  if (starts("II*\0", 4) || starts("MM\0*", 4)) return "TIFF";
+  if (n >= 12 && starts("RIFF", 4) && std::memcmp(p + 8, "WEBP", 4) == 0) return "WebP";
+  if (starts("GIF87a", 6) || starts("GIF89a", 6)) return "GIF";
+  if (n >= 2 && p[0] == 'P' && p[1] >= '1' && p[1] <= '7') return "PNM";
+  if (starts("\0\0\0\x0cjP  ", 8) || starts("\xff\x4f\xff\x51", 4)) return "JPEG 2000";
+  if (starts("\x76\x2f\x31\x01", 4)) return "OpenEXR";
+  if (starts("#?RADIANCE", 10) || starts("#?RGBE", 6)) return "Radiance HDR";
+  if (n >= 12 && std::memcmp(p + 4, "ftyp", 4) == 0) return "ISO media (HEIF, AVIF, ...)";
+  return "";
+}
+
 }  // namespace
 
-cv::Mat DecodeImage(const void* data, size_t size, int flag, const std::string& what) {
+cv::Mat AllocateImage(const ImageAllocator& alloc, int rows, int cols, int type) {
+  if (!alloc) return cv::Mat(rows, cols, type);
+  cv::Mat m = alloc(rows, cols, type);
+  MX_CHECK(m.rows == rows && m.cols == cols && m.type() == type && !m.empty())
+      << "the image allocator returned a matrix of the wrong size or type";
+  return m;
+}
+
+cv::Mat DecodeImage(const void* data, size_t size, int flag, const std::string& what, ChannelOrder order,
+                    const ImageAllocator& alloc) {
   MX_CHECK_KIND(flag == 0 || flag == 1 || flag == -1, "ValueError")
       << "decoding " << what << ": flag must be 0 (gray), 1 (colour) or -1 (unchanged), got " << flag;
   MX_CHECK_KIND(data != nullptr && size > 0, "MXNetError")
       << "decoding " << what << ": the image buffer is empty";
-  MX_CHECK_KIND(size <= static_cast<size_t>(INT32_MAX), "MXNetError")
-      << "decoding " << what << ": " << size << " bytes is larger than the 2 GiB an image may be";
-  const cv::Mat buf(1, static_cast<int>(size), CV_8U, const_cast<void*>(data));
-  cv::Mat img;
-  try {
-    img = cv::imdecode(buf, flag);
-  } catch (const cv::Exception& e) {
-    MX_THROW("MXNetError") << "decoding " << what << ": " << e.what();
+  const auto* p = static_cast<const uint8_t*>(data);
+  switch (Sniff(p, size)) {
+    case Format::kJpeg: return DecodeJpeg(p, size, flag, order, what, alloc);
+    case Format::kPng: return DecodePng(p, size, flag, order, what, alloc);
+    case Format::kOther: break;
   }
-  MX_CHECK_KIND(!img.empty(), "MXNetError")
-      << "decoding " << what << ": not a decodable image (" << size
-      << " bytes; JPEG, PNG, BMP, TIFF, WebP and PNM are read)";
-  return img;
+  const std::string name = OtherFormatName(p, size);
+  MX_THROW("MXNetError") << "decoding " << what << ": " << (name.empty() ? "not a JPEG or PNG image" : "a " + name + " image")
+                         << " (" << size << " bytes); only JPEG and PNG images are decoded";
+  return cv::Mat();  // not reached: the line above throws
 }
 
 std::vector<uint8_t> EncodeImage(const cv::Mat& bgr, const std::string& ext, int quality) {
   MX_CHECK_KIND(!bgr.empty(), "ValueError") << "encoding an image as " << ext << ": the image is empty";
   const std::string e = Lower(ext);
-  std::vector<int> params;
-  if (e == ".jpg" || e == ".jpeg") {
-    params = {cv::IMWRITE_JPEG_QUALITY, quality};
-  } else if (e == ".png") {
-    params = {cv::IMWRITE_PNG_COMPRESSION, quality};
-  }
-  MX_CHECK_KIND(!e.empty() && e[0] == '.' && cv::haveImageWriter("x" + e), "ValueError")
-      << "cannot encode images as '" << ext << "'; use an extension such as .jpg or .png";
-  std::vector<uint8_t> out;
-  bool ok = false;
-  try {
-    ok = cv::imencode(e, bgr, out, params);
-  } catch (const cv::Exception& ex) {
-    MX_THROW("ValueError") << "encoding a " << bgr.rows << "x" << bgr.cols << " image with " << bgr.channels()
-                           << " channels as " << ext << ": " << ex.what();
-  }
-  MX_CHECK_KIND(ok, "ValueError") << "encoding a " << bgr.rows << "x" << bgr.cols << " image with "
-                                  << bgr.channels() << " channels as " << ext << " failed";
-  return out;
+  const bool jpeg = e == ".jpg" || e == ".jpeg", png = e == ".png";
+  MX_CHECK_KIND(jpeg || png, "ValueError")
+      << "cannot encode images as '" << ext << "'; .jpg, .jpeg and .png are supported";
+  const int c = bgr.channels();
+  MX_CHECK_KIND(c == 1 || c == 3 || c == 4, "ValueError")
+      << "encoding a " << bgr.rows << "x" << bgr.cols << " image as " << ext << ": expected 1 (gray), 3 (BGR) or 4 "
+      << "(BGRA) channels, got " << c;
+  MX_CHECK_KIND(bgr.depth() == CV_8U || (png && bgr.depth() == CV_16U), "ValueError")
+      << "encoding a " << bgr.rows << "x" << bgr.cols << " image as " << ext << ": expected 8-bit"
+      << (png ? " or 16-bit" : "") << " pixels";
+  return jpeg ? EncodeJpeg(bgr, quality) : EncodePng(bgr, quality);
 }
 
 int InterpolationFlag(int inter_method, int src_w, int src_h, int dst_w, int dst_h, std::mt19937* rng) {

@@ -1,14 +1,16 @@
 /*!
  * \file image_codec.h
- * \brief Image decoding, encoding and the choice of resize interpolation, on OpenCV. The one
- *        place the runtime calls OpenCV's codecs: mx.image, the image operators and the
- *        record iterators all decode through here, so errors read the same everywhere.
+ * \brief Image decoding and encoding (JPEG through libjpeg-turbo's TurboJPEG API, PNG through
+ *        libpng; image_jpeg.cc, image_png.cc) into OpenCV matrices, and the choice of resize
+ *        interpolation. mx.image, the image operators and the record iterators all decode
+ *        through here, so errors read the same everywhere.
  */
 #ifndef MXNET_IO_IMAGE_CODEC_H_
 #define MXNET_IO_IMAGE_CODEC_H_
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -19,19 +21,36 @@
 namespace mxnet {
 namespace io {
 
-/*!
- * \brief Decodes an encoded image (JPEG, PNG, BMP, ...). flag: 0 gray (1 channel), 1 colour
- *        (3 channels, BGR), -1 as stored (may be 16-bit or have alpha). Throws mxnet::Error
- *        naming `what` (e.g. "record 17 of /x/train.rec") when the buffer is empty or not a
- *        decodable image; ValueError for another flag.
- */
-cv::Mat DecodeImage(const void* data, size_t size, int flag, const std::string& what);
+/*! \brief Order of the colour channels of a decoded 3- or 4-channel image (OpenCV's is BGR). */
+enum class ChannelOrder { kBGR, kRGB };
+
+/*! \brief The most pixels a decoded image may have (OpenCV's limit too): 2^30. */
+constexpr uint64_t kMaxImagePixels = uint64_t{1} << 30;
 
 /*!
- * \brief Encodes an image (BGR or gray, 8-bit; PNG also 16-bit) as `ext` (".jpg", ".jpeg",
- *        ".png", or any other extension OpenCV writes). quality: JPEG quality 0-100, or the
- *        PNG compression level 0-9 (OpenCV clamps larger values). ValueError on an empty image
- *        or an extension OpenCV cannot write.
+ * \brief Where a decoder puts an image of rows x cols pixels of cv type `type`: a matrix of
+ *        exactly that size and type, typically a header over memory the caller owns, so the
+ *        pixels are written once. Called at most once per decode, for the matrix returned (an
+ *        error may come after it). Empty: a new cv::Mat.
+ */
+using ImageAllocator = std::function<cv::Mat(int rows, int cols, int type)>;
+
+/*!
+ * \brief Decodes a JPEG or PNG image (the format is told by its first bytes). flag: 0 gray
+ *        (1 channel, 8-bit), 1 colour (3 channels, 8-bit), -1 as stored (1, 3 or 4 channels;
+ *        PNG may be 16-bit). Colour channels come in `order`, written by the decoder itself.
+ *        With flag 0 or 1 a JPEG's EXIF orientation is applied (as OpenCV's imdecode does).
+ *        Throws MXNetError naming `what` (e.g. "record 17 of /x/train.rec") when the buffer
+ *        is empty, in another format, or not decodable; ValueError for another flag.
+ */
+cv::Mat DecodeImage(const void* data, size_t size, int flag, const std::string& what,
+                    ChannelOrder order = ChannelOrder::kBGR, const ImageAllocator& alloc = nullptr);
+
+/*!
+ * \brief Encodes an image (BGR, BGRA or gray; 8-bit, PNG also 16-bit) as `ext` (".jpg",
+ *        ".jpeg" or ".png", any case). quality: JPEG quality (clamped to 1-100; BGRA loses its
+ *        alpha), or the PNG compression level (clamped to 0-9). ValueError on an empty image,
+ *        another channel count or depth, or another extension.
  */
 std::vector<uint8_t> EncodeImage(const cv::Mat& bgr, const std::string& ext, int quality);
 

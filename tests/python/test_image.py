@@ -125,6 +125,176 @@ def test_decode_equals_mxnet191_on_the_same_bytes(tmp_path):
                 np.testing.assert_array_equal(got, want, err_msg="%s flag=%d to_rgb=%d" % (name, flag, rgb))
 
 
+def _png(arr, color_type, depth, plte=None, trns=None):
+    """A PNG written by hand (so every colour type and bit depth can be made): arr is (H, W) or
+    (H, W, C) of sample values; plte a (N, 3) palette; trns the raw tRNS chunk."""
+    import struct
+    import zlib
+
+    def chunk(tag, data):
+        return struct.pack(">I", len(data)) + tag + data + struct.pack(">I", zlib.crc32(tag + data) & 0xffffffff)
+
+    arr = np.asarray(arr)
+    h, w = arr.shape[:2]
+    raw = b""
+    for row in arr.reshape(h, -1):
+        if depth == 16:
+            packed = row.astype(">u2").tobytes()
+        elif depth == 8:
+            packed = row.astype(np.uint8).tobytes()
+        else:  # 1, 2 or 4 bits per sample, most significant first
+            per = 8 // depth
+            padded = np.zeros(-(-len(row) // per) * per, np.uint32)
+            padded[:len(row)] = row
+            shifts = 8 - depth * (1 + np.arange(per))
+            packed = (padded.reshape(-1, per) << shifts).sum(1).astype(np.uint8).tobytes()
+        raw += b"\0" + packed
+    out = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, depth, color_type, 0, 0, 0))
+    if plte is not None:
+        out += chunk(b"PLTE", np.asarray(plte, np.uint8).tobytes())
+    if trns is not None:
+        out += chunk(b"tRNS", trns)
+    return out + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b"")
+
+
+def _png_kinds(seed=4, h=9, w=14):
+    """name -> (PNG bytes, channels and dtype imdecode(flag=-1) gives)."""
+    rs = np.random.RandomState(seed)
+    pal = rs.randint(0, 256, (16, 3))
+    return {
+        "gray1": (_png(rs.randint(0, 2, (h, w)), 0, 1), 1, np.uint8),
+        "gray4": (_png(rs.randint(0, 16, (h, w)), 0, 4), 1, np.uint8),
+        "gray8_trns": (_png(rs.randint(0, 256, (h, w)), 0, 8, trns=b"\0\7"), 1, np.uint8),
+        "gray16": (_png(rs.randint(0, 65536, (h, w)), 0, 16), 1, np.int32),
+        "gray_alpha8": (_png(rs.randint(0, 256, (h, w, 2)), 4, 8), 4, np.uint8),
+        "gray_alpha16": (_png(rs.randint(0, 65536, (h, w, 2)), 4, 16), 4, np.int32),
+        "rgb8": (_png(rs.randint(0, 256, (h, w, 3)), 2, 8), 3, np.uint8),
+        "rgb8_trns": (_png(rs.randint(0, 3, (h, w, 3)), 2, 8, trns=b"\0\1\0\2\0\0"), 4, np.uint8),
+        "rgb16": (_png(rs.randint(0, 65536, (h, w, 3)), 2, 16), 3, np.int32),
+        "rgba8": (_png(rs.randint(0, 256, (h, w, 4)), 6, 8), 4, np.uint8),
+        "rgba16": (_png(rs.randint(0, 65536, (h, w, 4)), 6, 16), 4, np.int32),
+        "palette4": (_png(rs.randint(0, 16, (h, w)), 3, 4, plte=pal), 3, np.uint8),
+        "palette8_trns": (_png(rs.randint(0, 16, (h, w)), 3, 8, plte=pal, trns=bytes(range(0, 160, 20))), 4, np.uint8),
+    }
+
+
+def _with_exif(jpeg, orientation, big_endian=False):
+    """jpeg with an APP1 EXIF block right after SOI whose IFD0 holds Make and Orientation."""
+    import struct
+    e = ">" if big_endian else "<"
+    tiff = (b"MM" if big_endian else b"II") + struct.pack(e + "HI", 42, 8) + struct.pack(e + "H", 2)
+    tiff += struct.pack(e + "HHI", 0x010F, 2, 4) + b"Cam\0"
+    tiff += struct.pack(e + "HHIHH", 0x0112, 3, 1, orientation, 0) + struct.pack(e + "I", 0)
+    payload = b"Exif\0\0" + tiff
+    return jpeg[:2] + b"\xff\xe1" + struct.pack(">H", len(payload) + 2) + payload + jpeg[2:]
+
+
+def test_png_kinds_flag_unchanged_keeps_depth_and_alpha():
+    for name, (data, channels, dtype) in _png_kinds().items():
+        raw = mx.image.imdecode(data, flag=-1, to_rgb=False)
+        assert raw.shape == (9, 14, channels) and raw.dtype == dtype, name
+        rgb = mx.image.imdecode(data, flag=-1).asnumpy()
+        want = raw.asnumpy()
+        if channels >= 3:
+            want = np.concatenate([want[:, :, 2::-1], want[:, :, 3:]], -1)
+        np.testing.assert_array_equal(rgb, want, err_msg=name)
+        colour = mx.image.imdecode(data, flag=1, to_rgb=False).asnumpy()
+        gray = mx.image.imdecode(data, flag=0).asnumpy()
+        assert colour.shape == (9, 14, 3) and colour.dtype == np.uint8, name
+        assert gray.shape == (9, 14, 1) and gray.dtype == np.uint8, name
+        if dtype == np.int32:  # 16 bits read as colour: the high byte
+            np.testing.assert_array_equal(colour[:, :, :min(channels, 3)] if channels >= 3 else colour[:, :, 0],
+                                          want[:, :, 2::-1] >> 8 if channels >= 3 else want[:, :, 0] >> 8)
+    # 16-bit values themselves
+    deep = np.array([[0, 255, 256, 65535]])
+    np.testing.assert_array_equal(mx.image.imdecode(_png(deep, 0, 16), flag=-1).asnumpy()[:, :, 0], deep)
+    np.testing.assert_array_equal(mx.image.imdecode(_png(deep, 0, 16), flag=0).asnumpy()[:, :, 0], deep >> 8)
+    # low bit depths are scaled to 0-255
+    np.testing.assert_array_equal(mx.image.imdecode(_png([[0, 1]], 0, 1), flag=0).asnumpy()[:, :, 0], [[0, 255]])
+
+
+def test_jpeg_exif_orientation():
+    bgr = _photo(24, 40, seed=2)
+    plain = mx.image._imencode(bgr, ".jpg", 95)
+    upright = mx.image.imdecode(plain, to_rgb=False).asnumpy()
+    gray = mx.image.imdecode(plain, flag=0).asnumpy()
+    turns = {1: lambda a: a, 2: lambda a: a[:, ::-1], 3: lambda a: a[::-1, ::-1], 4: lambda a: a[::-1],
+             5: lambda a: a.transpose(1, 0, 2), 6: lambda a: np.rot90(a, -1), 7: lambda a: a[::-1, ::-1].transpose(1, 0, 2),
+             8: lambda a: np.rot90(a, 1)}
+    for o, turn in turns.items():
+        for big_endian in (False, True):
+            data = _with_exif(plain, o, big_endian)
+            np.testing.assert_array_equal(mx.image.imdecode(data, to_rgb=False).asnumpy(), turn(upright), err_msg=str(o))
+            np.testing.assert_array_equal(mx.image.imdecode(data, flag=0).asnumpy(), turn(gray), err_msg=str(o))
+            np.testing.assert_array_equal(mx.image.imdecode(data).asnumpy(), turn(upright)[:, :, ::-1])
+            # flag -1 returns the image as stored
+            np.testing.assert_array_equal(mx.image.imdecode(data, flag=-1, to_rgb=False).asnumpy(), upright)
+    # an orientation out of range is ignored
+    np.testing.assert_array_equal(mx.image.imdecode(_with_exif(plain, 9), to_rgb=False).asnumpy(), upright)
+
+
+def test_unsupported_and_damaged_images_are_errors():
+    bgr = _photo()
+    for data, fmt in ((b"BM" + bytes(60), "BMP"), (b"II*\0" + bytes(60), "TIFF"), (b"RIFF\0\0\0\0WEBPVP8 ", "WebP"),
+                      (b"GIF89a" + bytes(20), "GIF"), (b"P6\n2 2\n255\n" + bytes(12), "PNM")):
+        with pytest.raises(mx.MXNetError, match=fmt + ".*only JPEG and PNG"):
+            mx.image.imdecode(data)
+    jpg, png = mx.image._imencode(bgr, ".jpg", 90), mx.image._imencode(bgr, ".png")
+    for cut in (png[:len(png) // 2], png[:-12], jpg[:len(jpg) // 8]):
+        with pytest.raises(mx.MXNetError):
+            mx.image.imdecode(cut)
+    # A JPEG cut inside its image data decodes as far as the data goes and libjpeg fills the
+    # rest, as MXNet 1.x (OpenCV) returns such images too.
+    full = mx.image.imdecode(jpg).asnumpy()
+    half = mx.image.imdecode(jpg[:len(jpg) * 3 // 4]).asnumpy()
+    assert half.shape == full.shape
+    np.testing.assert_array_equal(half[:8], full[:8])
+    # A broken JPEG header does not spoil the next decode on this thread.
+    broken = bytearray(jpg)
+    sof = broken.index(b"\xff\xc0")
+    broken[sof + 4] = 200  # sample precision
+    for _ in range(3):
+        with pytest.raises(mx.MXNetError, match="precision"):
+            mx.image.imdecode(bytes(broken))
+        np.testing.assert_array_equal(mx.image.imdecode(jpg).asnumpy(), full)
+    damaged = bytearray(png)
+    damaged[len(png) // 2] ^= 0x55
+    with pytest.raises(mx.MXNetError, match="PNG"):
+        mx.image.imdecode(bytes(damaged))
+    # trailing bytes after the image are fine
+    np.testing.assert_array_equal(mx.image.imdecode(jpg + b"junk").asnumpy(), mx.image.imdecode(jpg).asnumpy())
+    for fmt in (".bmp", ".tiff", ".webp"):
+        with pytest.raises(ValueError, match="jpg.*png"):
+            mx.image._imencode(bgr, fmt)
+
+
+@needs_peer
+def test_png_kinds_and_exif_equal_mxnet191(tmp_path):
+    files = {name + ".png": data for name, (data, _, _) in _png_kinds().items()}
+    plain = mx.image._imencode(_photo(24, 40, seed=2), ".jpg", 90)
+    gray = mx.image._imencode(_photo(24, 40, seed=2)[:, :, 1], ".jpg", 90)
+    for o in range(1, 9):
+        files["exif%d.jpg" % o] = _with_exif(plain, o)
+        files["gexif%d.jpg" % o] = _with_exif(gray, o, big_endian=True)
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+    _run_peer("""
+        import mxnet as mx, numpy as np
+        for name in %r:
+            data = open(name, 'rb').read()
+            for flag in (0, 1):
+                for rgb in (0, 1):
+                    np.save('%%s_%%d_%%d.npy' %% (name, flag, rgb), mx.image.imdecode(data, flag=flag, to_rgb=rgb).asnumpy())
+        """ % sorted(files), tmp_path)
+    for name, data in files.items():
+        for flag in (0, 1):
+            for rgb in (0, 1):
+                want = np.load(str(tmp_path / ("%s_%d_%d.npy" % (name, flag, rgb))))
+                got = mx.image.imdecode(data, flag=flag, to_rgb=rgb).asnumpy()
+                assert got.shape == want.shape, (name, flag, rgb)
+                np.testing.assert_array_equal(got, want, err_msg="%s flag=%d to_rgb=%d" % (name, flag, rgb))
+
+
 # ---------------------------------------------------------------- resize, border, crops
 
 @needs_peer

@@ -1,8 +1,9 @@
 """Image decoding, encoding and the basic geometry of HWC images (mx.image).
 
 Images are NDArrays of shape (H, W, C), uint8 as decoded, RGB unless asked otherwise.
-Decoding, encoding, resizing and padding run on OpenCV inside the library, so results
-equal OpenCV's (cv2's) for the same input.
+Inside the library JPEG is decoded and encoded by libjpeg-turbo and PNG by libpng, giving the
+pixels OpenCV's cv2.imdecode (and so MXNet 1.x) gives for the same bytes; resizing and padding
+run on OpenCV, so their results equal cv2's.
 """
 import ctypes
 import math
@@ -67,10 +68,13 @@ def _as_bytes(buf):
 
 
 def imdecode(buf, flag=1, to_rgb=True, out=None):
-    """Decodes an encoded image (JPEG, PNG, ...) held in bytes, bytearray, a uint8 numpy array
-    or uint8 NDArray into an (H, W, C) uint8 NDArray; flag and to_rgb as for imread.
+    """Decodes an encoded JPEG or PNG image held in bytes, bytearray, a uint8 numpy array or
+    uint8 NDArray into an (H, W, C) uint8 NDArray; flag and to_rgb as for imread. With flag 0
+    or 1 a JPEG's EXIF orientation is applied (flag -1 returns the image as stored).
 
-    A str raises ValueError; an empty or undecodable buffer raises MXNetError.
+    A str raises ValueError; an empty or undecodable buffer (a damaged or cut PNG, a damaged
+    JPEG header), or another format (BMP, TIFF, WebP, ...), raises MXNetError. A JPEG cut
+    inside its image data decodes, the missing part filled gray by libjpeg.
     """
     data = _as_bytes(buf)
     handle = NDArrayHandle()
@@ -80,9 +84,9 @@ def imdecode(buf, flag=1, to_rgb=True, out=None):
 
 
 def _imencode(img, img_fmt=".jpg", quality=95):
-    """Encodes a BGR (or gray) HWC uint8 image (numpy or NDArray) as img_fmt, like
-    cv2.imencode: quality is the JPEG quality (0-100) or the PNG compression level (0-9).
-    Returns the encoded bytes."""
+    """Encodes a BGR (or gray, or BGRA) HWC uint8 image (numpy or NDArray) as img_fmt (".jpg",
+    ".jpeg" or ".png"), like cv2.imencode: quality is the JPEG quality (0-100) or the PNG
+    compression level (0-9; larger values mean 9). Returns the encoded bytes."""
     if isinstance(img, NDArray):
         img = img.asnumpy()
     img = np.asarray(img)
