@@ -463,6 +463,17 @@ MXNET_DLL int MXDataIterGetIndex(DataIterHandle handle, uint64_t** out_index, ui
 /*! \brief Trailing samples of the current batch that are filler. */
 MXNET_DLL int MXDataIterGetPadNum(DataIterHandle handle, int* pad);
 
+/* ---- CSR batches (src/c_api/c_api_dataiter.cc; this runtime's own, not in MXNet 1.x) ----
+ * NDArrays are dense here, so an iterator that yields CSR matrices (LibSVMIter) gives their
+ * three parts instead of one sparse NDArray; MXDataIterGetData / GetLabel then fail with a
+ * TypeError pointing here. */
+/*! \brief which: 0 the current batch's first data array, 1 its first label array. When it is
+ *  CSR: *is_csr = 1, out = new handles (owned by the caller) to its values (nnz,), int64 column
+ *  indices (nnz,) and int64 row starts (rows+1,), and *rows x *cols is its dense shape.
+ *  Otherwise *is_csr = 0, out[0..2] = NULL, *rows = *cols = 0. */
+MXNET_DLL int MXDataIterGetCSRData(DataIterHandle handle, int which, NDArrayHandle out[3], int64_t* rows,
+                                   int64_t* cols, int* is_csr);
+
 /* ---- random (src/c_api/c_api_random.cc) ---- */
 MXNET_DLL int MXRandomSeed(int seed);
 MXNET_DLL int MXRandomSeedContext(int seed, int dev_type, int dev_id);

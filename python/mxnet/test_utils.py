@@ -138,10 +138,16 @@ def rand_shape_3d(dim0=10, dim1=10, dim2=10, allow_zero_size=False):
 
 
 def rand_ndarray(shape, stype="default", density=None, dtype=None, ctx=None):
+    """Uniform(-1, 1) values; stype 'csr' keeps each entry with probability density (default 0.5)."""
     from .ndarray import array
-    if stype != "default":
-        raise ValueError("only dense ('default') storage is supported, got %r" % (stype,))
-    return array(_np.random.uniform(-1, 1, size=shape), ctx=ctx or default_context(), dtype=dtype or _np.float32)
+    if stype not in ("default", "csr"):
+        raise ValueError("stype must be 'default' or 'csr', got %r" % (stype,))
+    values = _np.random.uniform(-1, 1, size=shape)
+    if stype == "csr":
+        from .ndarray.sparse import csr_matrix
+        values[_np.random.uniform(size=shape) >= (0.5 if density is None else density)] = 0
+        return csr_matrix(values, ctx=ctx or default_context(), dtype=dtype or _np.float32)
+    return array(values, ctx=ctx or default_context(), dtype=dtype or _np.float32)
 
 
 def _check_numeric_gradient_fn(fn, inputs, head_grad=None, eps=1e-3, rtol=1e-2, atol=1e-4, dtype=_np.float64):

@@ -34,6 +34,9 @@ DataIter* AsIter(DataIterHandle handle) {
 NDArrayHandle FirstArray(DataIterHandle handle, bool label) {
   const DataBatch& b = AsIter(handle)->Value();
   const std::vector<NDArray>& arrays = label ? b.label : b.data;
+  MX_CHECK_KIND(!(label ? b.label_csr : b.data_csr).has_value(), "TypeError")
+      << "the data iterator's current " << (label ? "label" : "data")
+      << " is a CSR matrix, which has no single NDArray: read it with MXDataIterGetCSRData";
   MX_CHECK(!arrays.empty()) << "the data iterator has no current " << (label ? "label" : "data")
                             << " array (no batch read yet, or the iterator gives none)";
   return new NDArray(arrays[0]);
@@ -129,5 +132,27 @@ int MXDataIterGetIndex(DataIterHandle handle, uint64_t** out_index, uint64_t* ou
 int MXDataIterGetPadNum(DataIterHandle handle, int* pad) {
   API_BEGIN();
   *pad = AsIter(handle)->Value().num_batch_padd;
+  API_END();
+}
+
+int MXDataIterGetCSRData(DataIterHandle handle, int which, NDArrayHandle out[3], int64_t* rows, int64_t* cols,
+                         int* is_csr) {
+  API_BEGIN();
+  MX_CHECK_KIND(which == 0 || which == 1, "ValueError")
+      << "MXDataIterGetCSRData: which must be 0 (data) or 1 (label), got " << which;
+  MX_CHECK_KIND(out != nullptr && rows != nullptr && cols != nullptr && is_csr != nullptr, "ValueError")
+      << "MXDataIterGetCSRData: an output pointer is NULL";
+  const DataBatch& b = AsIter(handle)->Value();
+  const auto& csr = which == 0 ? b.data_csr : b.label_csr;
+  *is_csr = csr.has_value() ? 1 : 0;
+  out[0] = out[1] = out[2] = nullptr;
+  *rows = *cols = 0;
+  if (csr) {
+    out[0] = new NDArray(csr->data);
+    out[1] = new NDArray(csr->indices);
+    out[2] = new NDArray(csr->indptr);
+    *rows = csr->rows;
+    *cols = csr->cols;
+  }
   API_END();
 }

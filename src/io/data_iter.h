@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -35,12 +36,24 @@ namespace io {
 /*! \brief Parameters as the C API receives them: (key, value) strings, in call order. */
 using IterKwargs = std::vector<std::pair<std::string, std::string>>;
 
+/*!
+ * \brief A batch array in CSR form (LibSVMIter): values (nnz,), int64 column indices (nnz,),
+ *        int64 row starts (rows+1,), and the dense shape (rows, cols). There is no CSR NDArray:
+ *        Python builds its CSRNDArray from the three arrays (MXDataIterGetCSRData).
+ */
+struct CSRBatchArray {
+  NDArray data, indices, indptr;
+  int64_t rows = 0, cols = 0;
+};
+
 /*! \brief What one Next() exposes. */
 struct DataBatch {
   std::vector<NDArray> data;    // the data arrays (usually 1)
   std::vector<NDArray> label;   // the label arrays (usually 1)
   std::vector<uint64_t> index;  // per-sample index, may be empty
   int num_batch_padd = 0;       // trailing samples that are filler, not data
+  // Set when the first data / label array is CSR; `data` / `label` are then empty.
+  std::optional<CSRBatchArray> data_csr, label_csr;
 };
 
 class DataIter {

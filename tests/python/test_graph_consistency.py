@@ -175,6 +175,12 @@ CASES = [
     # linear algebra
     Case("dot", [F(3, 4), F(4, 5)]),
     Case("dot", [F(4, 3), F(5, 4)], name="tt", transpose_a=True, transpose_b=True),
+    # a 3x4 CSR matrix (data, indices, indptr) with an empty row; data is differentiated
+    Case("_sparse_csr_dot_dense", [F(5), C([0, 3, 0, 1, 2], "int64"), C([0, 2, 2, 5], "int64"), F(4, 2)],
+         shape=(3, 4)),
+    Case("_sparse_csr_dot_dense", [F(5), C([0, 3, 0, 1, 2], "int64"), C([0, 2, 2, 5], "int64"), F(3, 2)],
+         name="ta", shape=(3, 4), transpose_a=True),
+    Case("_sparse_csr_to_dense", [F(5), C([0, 3, 0, 1, 2], "int64"), C([0, 2, 2, 5], "int64")], shape=(3, 4)),
     Case("batch_dot", [F(2, 3, 4), F(2, 4, 5)]),
     Case("batch_dot", [F(2, 3, 4), F(2, 5, 4)], name="tb", transpose_b=True),
     # nn

@@ -52,7 +52,7 @@ def test_helpers_match_numpy():
     np.testing.assert_array_equal(mx.nd.eye(3, 4, 1).asnumpy(), np.eye(3, 4, 1))
     assert mx.nd.zeros((2,), ctx=mx.cpu()).context == mx.cpu()
     with pytest.raises(ValueError):
-        mx.nd.zeros((2,), stype="csr")
+        mx.nd.zeros((2,), stype="row_sparse")
 
 
 def test_zeros_into_given_output():

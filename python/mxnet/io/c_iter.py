@@ -1,4 +1,4 @@
-"""The iterators written in C++ (CSVIter, MNISTIter, ImageRecordIter, ...): MXDataIter wraps
+"""The iterators written in C++ (CSVIter, LibSVMIter, MNISTIter, ImageRecordIter, ...): MXDataIter wraps
 one, and `mx.io.<Name>(**kwargs)` functions are generated from the library's registry."""
 import ctypes
 
@@ -6,6 +6,7 @@ import numpy as np
 
 from ..base import _LIB, DataIterHandle, NDArrayHandle, MXNetError, check_call, c_str_array, py_str
 from ..ndarray import NDArray
+from ..ndarray.sparse import CSRNDArray
 from .data_iter import DataBatch, DataDesc, DataIter
 
 __all__ = ["MXDataIter"]
@@ -79,12 +80,29 @@ class MXDataIter(DataIter):
         check_call(_LIB.MXDataIterNext(self.handle, ctypes.byref(more)))
         return bool(more.value)
 
+    def _csr(self, which):
+        """The current data (0) or label (1) as a CSRNDArray, or None when it is dense."""
+        parts = (NDArrayHandle * 3)()
+        rows, cols, is_csr = ctypes.c_int64(), ctypes.c_int64(), ctypes.c_int()
+        check_call(_LIB.MXDataIterGetCSRData(self.handle, ctypes.c_int(which), parts, ctypes.byref(rows),
+                                             ctypes.byref(cols), ctypes.byref(is_csr)))
+        if not is_csr.value:
+            return None
+        data, indices, indptr = (NDArray(NDArrayHandle(p), False) for p in parts)
+        return CSRNDArray(data, indices, indptr, (rows.value, cols.value))
+
     def getdata(self):
+        csr = self._csr(0)
+        if csr is not None:
+            return csr
         h = NDArrayHandle()
         check_call(_LIB.MXDataIterGetData(self.handle, ctypes.byref(h)))
         return NDArray(h, False)
 
     def getlabel(self):
+        csr = self._csr(1)
+        if csr is not None:
+            return csr
         h = NDArrayHandle()
         check_call(_LIB.MXDataIterGetLabel(self.handle, ctypes.byref(h)))
         return NDArray(h, False)

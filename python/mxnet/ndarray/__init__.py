@@ -4,6 +4,9 @@ import sys as _sys
 from .ndarray import (NDArray, array, empty, zeros, ones, full, arange, linspace, eye, save, load,
                       load_frombuffer, waitall, concatenate, moveaxis)
 from . import _arith, _indexing, register as _register
+# Before populate(): the registry's `_sparse_*` ops then land in this module (mx.nd.sparse).
+from . import sparse  # noqa: F401
+from .sparse import CSRNDArray  # noqa: F401
 from .. import _registry
 
 NDArray.__getitem__ = _indexing.getitem

@@ -8,7 +8,7 @@ node whose gradient runs the planned backward graph.
 import ctypes
 
 from ..base import _LIB, NDArrayHandle, c_str_array, check_call, mx_uint
-from .ndarray import NDArray
+from .ndarray import CSRHandleError, NDArray
 
 __all__ = ["CachedOp"]
 
@@ -52,7 +52,12 @@ class CachedOp(object):
         for i, a in enumerate(args):
             if not isinstance(a, NDArray):
                 raise TypeError("CachedOp: input %d must be an NDArray, got %s" % (i, type(a).__name__))
-        in_arr = (NDArrayHandle * len(args))(*[a.handle for a in args])
+        try:
+            in_arr = (NDArrayHandle * len(args))(*[a.handle for a in args])
+        except CSRHandleError:  # the graph's ops are dense: run it on dense copies (warned once)
+            from .sparse import storage_fallback
+            args = [storage_fallback("CachedOp", a) if a.stype == "csr" else a for a in args]
+            in_arr = (NDArrayHandle * len(args))(*[a.handle for a in args])
         num_out = ctypes.c_int(0)
         if out is not None:
             outs = out if isinstance(out, (list, tuple)) else [out]

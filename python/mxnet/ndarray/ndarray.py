@@ -41,6 +41,10 @@ def _dtype_name(dtype):
     return np.dtype(dtype).name
 
 
+class CSRHandleError(TypeError):
+    """A CSRNDArray (mx.nd.sparse) was given where the library needs one dense array handle."""
+
+
 def _new_alloc(shape, ctx, dtype, delay_alloc=True):
     shape = tuple(int(s) for s in shape)
     arr = (ctypes.c_int64 * len(shape))(*shape)
@@ -220,9 +224,12 @@ class NDArray(object):
         return NDArray(h)
 
     def tostype(self, stype):
-        if stype != "default":
-            raise ValueError("only dense ('default') storage is supported, got %r" % (stype,))
-        return self
+        if stype == "default":
+            return self
+        if stype == "csr":
+            from .sparse import _dense_to_csr
+            return _dense_to_csr(self.asnumpy(), self.context, self.dtype)
+        raise ValueError("cannot convert to stype %r: this runtime has 'default' (dense) and 'csr' arrays" % (stype,))
 
     def reshape(self, *shape, **kwargs):
         if len(shape) == 1 and isinstance(shape[0], (list, tuple)):
@@ -326,6 +333,9 @@ def empty(shape, ctx=None, dtype=None):
 
 
 def array(source_array, ctx=None, dtype=None):
+    if getattr(source_array, "stype", None) == "csr" or type(source_array).__module__.startswith("scipy.sparse"):
+        from .sparse import array as sparse_array  # a CSRNDArray, as 1.x gives for sparse input
+        return sparse_array(source_array, ctx=ctx, dtype=dtype)
     if isinstance(source_array, NDArray):
         dtype = source_array.dtype if dtype is None else dtype
         src = source_array.asnumpy()
@@ -345,12 +355,15 @@ def _creation_dtype(dtype):
 def _dense_only(kwargs):
     stype = kwargs.pop("stype", None)
     if stype not in (None, "default"):
-        raise ValueError("stype %r is not supported: only dense ('default') arrays exist in this build" % (stype,))
+        raise ValueError("stype %r is not supported here: only dense ('default') arrays" % (stype,))
     return kwargs
 
 
 def zeros(shape, ctx=None, dtype=None, **kwargs):
-    """An array of zeros (op _zeros)."""
+    """An array of zeros (op _zeros); stype='csr' gives an empty CSRNDArray."""
+    if kwargs.get("stype") == "csr":
+        from .sparse import zeros as sparse_zeros
+        return sparse_zeros("csr", shape, ctx=ctx, dtype=dtype)
     return _op("_zeros", shape=shape, ctx=ctx, dtype=_creation_dtype(dtype), **_dense_only(kwargs))
 
 

@@ -4,7 +4,7 @@ import ctypes
 from .. import _registry
 from ..base import _LIB, NDArrayHandle, check_call, c_str_array, _Null
 from ..context import current_context
-from .ndarray import NDArray
+from .ndarray import CSRHandleError, NDArray
 
 # Shared with mx.sym (one reading of the registry for both front ends); the old private
 # names stay importable for the modules that use them.
@@ -27,6 +27,11 @@ class EncodedParams(object):
 
 
 _HANDLES = [NDArrayHandle * n for n in range(8)]  # array types by input count, made once
+
+# op name -> fn(info, args, kwargs) for ops with their own path for CSRNDArray operands
+# (filled by mx.nd.sparse before populate()); it returns NotImplemented when no operand is
+# CSR. The generated functions of these ops call it first.
+_STYPE_HOOKS = {}
 _OUT_PTR = ctypes.POINTER(NDArrayHandle)
 
 
@@ -34,14 +39,24 @@ def imperative_invoke(handle, inputs, keys, vals, out=None):
     """MXImperativeInvokeEx; returns one NDArray, a list, or `out` when given. keys and vals are
     lists of strings, or keys is an EncodedParams and vals None."""
     n_in = len(inputs)
-    in_arr = (_HANDLES[n_in] if n_in < 8 else NDArrayHandle * n_in)(*[a.handle for a in inputs])
+    try:
+        in_arr = (_HANDLES[n_in] if n_in < 8 else NDArrayHandle * n_in)(*[a.handle for a in inputs])
+    except CSRHandleError:
+        # A CSRNDArray input: this op has no CSR path, so it runs on a dense copy (1.x's
+        # storage fallback, warned once per op).
+        from .sparse import dense_inputs
+        inputs = dense_inputs(handle, inputs, out)
+        in_arr = (_HANDLES[n_in] if n_in < 8 else NDArrayHandle * n_in)(*[a.handle for a in inputs])
     num_out = ctypes.c_int(0)
     if out is not None:
         outs = out if isinstance(out, (list, tuple)) else [out]
         for o in outs:
             if not isinstance(o, NDArray):
                 raise TypeError("out must be an NDArray or a list of NDArrays, got %s" % type(o))
-        out_ptr = ctypes.cast((NDArrayHandle * len(outs))(*[o.handle for o in outs]), _OUT_PTR)
+        try:
+            out_ptr = ctypes.cast((NDArrayHandle * len(outs))(*[o.handle for o in outs]), _OUT_PTR)
+        except CSRHandleError:
+            raise TypeError("out= cannot be a CSRNDArray: operators write dense arrays") from None
         num_out.value = len(outs)
     else:
         out_ptr = _OUT_PTR()
@@ -92,8 +107,14 @@ def _call(info, args, kwargs):
 
 
 def _make_function(info, func_name):
-    def op_function(*args, **kwargs):
-        return _call(info, args, kwargs)
+    hook = _STYPE_HOOKS.get(info.name)
+    if hook is not None:  # only these ops pay for the CSR check
+        def op_function(*args, **kwargs):
+            res = hook(info, args, kwargs)
+            return _call(info, args, kwargs) if res is NotImplemented else res
+    else:
+        def op_function(*args, **kwargs):
+            return _call(info, args, kwargs)
     op_function.__name__ = func_name
     op_function.__qualname__ = func_name
     op_function.__doc__ = info.doc

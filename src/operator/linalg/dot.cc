@@ -97,7 +97,10 @@ DotDims DotShape(const NodeAttrs& attrs, const TShape& a, const TShape& b, TShap
   if (p.transpose_b) o.insert(o.end(), b.begin(), b.end() - 1); else o.insert(o.end(), b.begin() + 1, b.end());
   if (o.empty()) o.push_back(1);
   *out = TShape(o);
-  return {a.Size() / ka, ka, b.Size() / kb};
+  // Products of the free dims, not Size() / k: k may be 0 (an empty contraction).
+  const int64_t m = p.transpose_a ? a.ProdShape(1, a.ndim()) : a.ProdShape(0, a.ndim() - 1);
+  const int64_t n = p.transpose_b ? b.ProdShape(0, b.ndim() - 1) : b.ProdShape(1, b.ndim());
+  return {m, ka, n};
 }
 
 void DotCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,

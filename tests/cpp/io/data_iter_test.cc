@@ -162,7 +162,8 @@ TEST(DataIterRegistry, ListsTheIteratorsWithTheirArguments) {
   const auto* mnist = DataIterRegistry::Get()->Find("MNISTIter");
   ASSERT_NE(csv, nullptr);
   ASSERT_NE(mnist, nullptr);
-  EXPECT_EQ(DataIterRegistry::Get()->Find("LibSVMIter"), nullptr);
+  const auto* libsvm = DataIterRegistry::Get()->Find("LibSVMIter");
+  ASSERT_NE(libsvm, nullptr);
   auto names = [](const DataIterReg* r) {
     std::vector<std::string> out;
     for (const auto& a : r->arguments) out.push_back(a.name);
@@ -174,6 +175,9 @@ TEST(DataIterRegistry, ListsTheIteratorsWithTheirArguments) {
   for (const char* key : {"image", "label", "batch_size", "shuffle", "flat", "seed", "silent", "num_parts",
                           "part_index", "prefetch_buffer"})
     EXPECT_TRUE(io::detail::Contains(names(mnist), key)) << key;
+  for (const char* key : {"data_libsvm", "data_shape", "label_libsvm", "label_shape", "num_parts", "part_index",
+                          "batch_size", "round_batch", "prefetch_buffer", "dtype", "ctx"})
+    EXPECT_TRUE(io::detail::Contains(names(libsvm), key)) << key;
   EXPECT_FALSE(csv->description.empty());
   auto all = DataIterRegistry::Get()->List();
   for (size_t i = 1; i < all.size(); ++i) EXPECT_LT(all[i - 1]->name, all[i]->name);
