@@ -143,6 +143,8 @@ def main():
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--epochs", type=int, default=2)
     ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--configs", default="ours,mxnet191,torchvision",
+                    help="which of ours, mxnet191, torchvision to run")
     ap.add_argument("--workdir", default="/tmp/mxnet_image_bench")
     ap.add_argument("--max-load", type=float, default=0.0,
                     help="wait for a 1-minute load average below this first (0: don't)")
@@ -161,10 +163,12 @@ def main():
         args.images, args.rounds, args.epochs = 400, 1, 1
         args.workdir += "_quick"
     folder, rec = prepare(args.workdir, args.images)
+    wanted = args.configs.split(",")
+    peers = {"mxnet191": "mxnet191", "torchvision": "torch"}
     interps = bench_procs.peer_interpreters(1, "import torch, torchvision")
-    missing = bench_procs.report_missing(interps, ["mxnet191", "torch"])
-    names = ["ours"] + [n for n, fw in (("mxnet191", "mxnet191"), ("torchvision", "torch"))
-                        if fw not in missing]
+    missing = bench_procs.report_missing(interps, [peers[n] for n in wanted if n in peers])
+    names = [n for n in ("ours", "mxnet191", "torchvision")
+             if n in wanted and peers.get(n) not in missing]
     threads = [int(t) for t in args.threads.split(",")]
     rates = {(n, t): [] for n in names for t in threads}
     for rnd in range(args.rounds):

@@ -287,5 +287,15 @@ def test_jpeg_decode_speed_on_ours(tmp_path):
     assert r.returncode == 0, r.stderr
     assert "4 JPEGs" in r.stdout and "MXNet 1.9.1 mx.image.imdecode" in r.stdout
     data = json.loads(out.read_text())
-    assert data["ours (cv::imdecode)"]["images_per_s"] > 0
+    assert data["ours (TurboJPEG)"]["images_per_s"] > 0
     assert data["MXNet 1.9.1 mx.image.imdecode"] is None
+
+
+def test_image_pipeline_on_ours(tmp_path):
+    r = run("image_pipeline.py", ["--images", "70", "--configs", "ours", "--threads", "1",
+                                  "--rounds", "1", "--epochs", "1",
+                                  "--workdir", str(tmp_path / "work")])
+    assert r.returncode == 0, r.stderr
+    assert "70 JPEGs -> 3x224x224 batches of 64" in r.stdout
+    row = [line.split() for line in r.stdout.splitlines() if line.startswith("ours ")][-1]
+    assert row[1] == "1" and float(row[2]) > 0
