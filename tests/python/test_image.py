@@ -660,6 +660,11 @@ def test_image_iter_from_imglist_shuffle_and_errors(tmp_path):
     bad = mx.image.ImageIter(1, (3, 8, 10), imglist=[[0.0, "broken.png"]], path_root=str(tmp_path))
     with pytest.raises(RuntimeError, match="Broken image"):
         next(iter(bad))
+    (tmp_path / "gone.lst").write_text("0\t1\timg00.png\n7\t0\tmissing.png\n")
+    gone = mx.image.ImageIter(2, (3, 8, 10), path_imglist=str(tmp_path / "gone.lst"),
+                              path_root=str(tmp_path))
+    with pytest.raises(mx.base.MXNetError, match="missing.png.*No such file"):
+        next(iter(gone))
     with pytest.raises(ValueError):
         mx.image.ImageIter(1, (1, 8, 10), imglist=imglist, path_root=str(tmp_path))
     with pytest.raises(ValueError):

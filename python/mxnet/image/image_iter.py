@@ -7,6 +7,7 @@ import numpy as np
 
 from .. import ndarray as nd
 from .. import recordio
+from ..base import MXNetError
 from ..io import DataIter, DataBatch, DataDesc
 from .augmenters import CreateAugmenter
 from .image import imdecode
@@ -263,8 +264,12 @@ class ImageIter(DataIter):
     def read_image(self, fname):
         """The bytes of image file fname (relative to path_root)."""
         path = os.path.join(self.path_root, fname) if self.path_root else fname
-        with open(path, "rb") as fin:
-            return fin.read()
+        try:
+            with open(path, "rb") as fin:
+                return fin.read()
+        except OSError as err:
+            raise MXNetError("ImageIter: cannot read image %s (%s): %s" % (
+                path, self._locate(), err.strerror or err)) from err
 
     def augmentation_transform(self, data):
         """Applies the augmenters in order."""
