@@ -3,7 +3,7 @@
 1. Python per-op overhead of a tiny `a + b` (1 and 1000 elements), measured end to end
    (the add and a wait for its result every `--sync-every` ops), for this runtime, the real
    Apache MXNet 1.9.1 and PyTorch eager, each in its own process.
-2. Throughput of large element-wise (exp, log, tanh, sigmoid, erf, pow...), broadcast and
+2. Throughput of large element-wise (exp, log, tanh, sigmoid, erf, trig, pow...), broadcast and
    reduction ops (sum, per axis, keepdims, mean) on 16M floats, and softmax / log_softmax over
    every axis of a small and a larger 4-d array, against numpy (timed in our process) and
    MXNet 1.9.1, with each op's bytes moved as a fraction of the memory bandwidth measured
@@ -156,8 +156,11 @@ n = 1 << 24  # 64 MiB per float32 array: far beyond the caches
 a_np = rng.rand(n).astype(np.float32)
 b_np = rng.rand(n).astype(np.float32)
 pos_np = a_np + np.float32(0.5)
+wide_np = (a_np - np.float32(0.5)) * np.float32(20)  # [-10, 10): trig and hyperbolic arguments
+above1_np = pos_np + np.float32(1)  # arccosh's domain
 row_np = rng.rand(1, 4096).astype(np.float32)
-a, b, pos = mx.nd.array(a_np), mx.nd.array(b_np), mx.nd.array(pos_np)
+a, b, pos, wide = mx.nd.array(a_np), mx.nd.array(b_np), mx.nd.array(pos_np), mx.nd.array(wide_np)
+above1 = mx.nd.array(above1_np)
 a2, row = a.reshape((-1, 4096)), mx.nd.array(row_np)
 a2_np = a_np.reshape(-1, 4096)
 W = lambda f: (lambda: f().wait_to_read())
@@ -170,7 +173,24 @@ cases = {{
     "tanh": (W(lambda: mx.nd.tanh(a)), N(lambda: np.tanh(a_np)), 2 * nb),
     "sigmoid": (W(lambda: mx.nd.sigmoid(a)), N(lambda: 1 / (1 + np.exp(-a_np))), 2 * nb),
     "erf": (W(lambda: mx.nd.erf(a)), N(lambda: np_erf(a_np)) if np_erf else None, 2 * nb),
+    "expm1": (W(lambda: mx.nd.expm1(a)), N(lambda: np.expm1(a_np)), 2 * nb),
+    "log1p": (W(lambda: mx.nd.log1p(a)), N(lambda: np.log1p(a_np)), 2 * nb),
+    "log2": (W(lambda: mx.nd.log2(pos)), N(lambda: np.log2(pos_np)), 2 * nb),
+    "log10": (W(lambda: mx.nd.log10(pos)), N(lambda: np.log10(pos_np)), 2 * nb),
+    "sin": (W(lambda: mx.nd.sin(wide)), N(lambda: np.sin(wide_np)), 2 * nb),
+    "cos": (W(lambda: mx.nd.cos(wide)), N(lambda: np.cos(wide_np)), 2 * nb),
+    "tan": (W(lambda: mx.nd.tan(wide)), N(lambda: np.tan(wide_np)), 2 * nb),
+    "arcsin": (W(lambda: mx.nd.arcsin(a)), N(lambda: np.arcsin(a_np)), 2 * nb),
+    "arccos": (W(lambda: mx.nd.arccos(a)), N(lambda: np.arccos(a_np)), 2 * nb),
+    "arctan": (W(lambda: mx.nd.arctan(wide)), N(lambda: np.arctan(wide_np)), 2 * nb),
+    "sinh": (W(lambda: mx.nd.sinh(wide)), N(lambda: np.sinh(wide_np)), 2 * nb),
+    "cosh": (W(lambda: mx.nd.cosh(wide)), N(lambda: np.cosh(wide_np)), 2 * nb),
+    "arcsinh": (W(lambda: mx.nd.arcsinh(wide)), N(lambda: np.arcsinh(wide_np)), 2 * nb),
+    "arccosh": (W(lambda: mx.nd.arccosh(above1)), N(lambda: np.arccosh(above1_np)), 2 * nb),
+    "arctanh": (W(lambda: mx.nd.arctanh(a)), N(lambda: np.arctanh(a_np)), 2 * nb),
     "pow": (W(lambda: mx.nd.power(pos, b)), N(lambda: np.power(pos_np, b_np)), 3 * nb),
+    "pow(x, 2.5)": (W(lambda: pos ** 2.5), N(lambda: np.power(pos_np, np.float32(2.5))), 2 * nb),
+    "pow(2.5, x)": (W(lambda: 2.5 ** wide), N(lambda: np.power(np.float32(2.5), wide_np)), 2 * nb),
     "broadcast_mul": (W(lambda: mx.nd.broadcast_mul(a2, row)), N(lambda: a2_np * row_np), 2 * nb),
     "sum": (W(lambda: mx.nd.sum(a)), N(lambda: a_np.sum()), nb),
     "sum(axis=0)": (W(lambda: mx.nd.sum(a2, axis=0)), N(lambda: a2_np.sum(axis=0)), nb),

@@ -3,6 +3,8 @@ unary ops, power and softmax, and of the vectorised reductions: each function's 
 error in ulps against a float64 numpy reference, over a wide range and the edge cases
 (huge and tiny magnitudes, denormals, zeros, inf, NaN). The bounds are the measured maxima
 rounded up; libm's float functions are within 1 ulp, so these say how far we stray from it.
+At the edge values (zeros of both signs, infinities, NaN, and for power C99's special cases)
+the results must be numpy's float32 results exactly, sign of zero included.
 
 `import mxnet` turns on flush-to-zero and denormals-are-zero (as MXNet 1.x does), which would
 flush denormal inputs, results and even numpy's ulp arithmetic; the errors are measured in a
@@ -19,10 +21,18 @@ import pytest
 import mxnet as mx
 from conftest import REPO, _clean_env
 
-# Largest float32 error in ulps each function may show (measured: exp 0.98, log 0.76,
-# log1p 2.17, expm1 2.38, tanh 1.30, sigmoid 2.50, erf 2.30, power 0.50).
-ULP_BOUND = {"exp": 1.0, "expm1": 2.5, "log": 1.0, "log1p": 2.5, "log2": 2.0, "log10": 2.0,
-             "tanh": 1.5, "sigmoid": 2.5, "erf": 2.5, "power": 0.5}
+# Largest float32 error in ulps each function may show (measured: exp 1.00, log 0.75,
+# log1p 2.25, expm1 1.33, log2 1.54, log10 1.90, tanh 1.29, sigmoid 2.42, erf 2.30, sin 1.48,
+# cos 1.48, tan 2.53, sinh 1.51, cosh 1.43, arcsin 2.31, arccos 1.11, arctan 2.18,
+# arcsinh 2.37, arccosh 2.51, arctanh 2.42, power 0.76; larger samples found tan 3.0, arccosh
+# 2.86, arctanh 2.77). tan: odd quadrants take -1/tan(r), one more rounding; the inverse
+# hyperbolics inherit log1p's 2.25. power: e^(b ln|a|) with ln|a|, the product and the reduced
+# exponent carried as float pairs; 0.72 for normal results, the 0.76 is a denormal one.
+# sin, cos, tan beyond |x| = 71476 are libm's (exact reduction).
+ULP_BOUND = {"exp": 1.0, "expm1": 1.5, "log": 1.0, "log1p": 2.5, "log2": 2.0, "log10": 2.0,
+             "tanh": 1.5, "sigmoid": 2.5, "erf": 2.5, "sin": 1.6, "cos": 1.6, "tan": 3.0,
+             "sinh": 1.6, "cosh": 1.5, "arcsin": 2.4, "arccos": 1.2, "arctan": 2.3, "arcsinh": 2.5,
+             "arccosh": 2.9, "arctanh": 2.8, "power": 0.8}
 
 MEASURE = r"""
 import ctypes, json, math
@@ -32,7 +42,9 @@ prev = ctypes.c_bool()
 mx.base.check_call(mx.base._LIB.MXSetFlushDenorms(ctypes.c_bool(False), ctypes.byref(prev)))
 
 EDGES = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-45, -1e-45, 1e-40, -1e-40, 1.17549435e-38,
-                  3.4e38, -3.4e38, 1.0, -1.0, 0.5, 88.72, 88.73, -87.3, -103.9, -104.0, 0.625, 0.95, 4.0],
+                  3.4e38, -3.4e38, 1.0, -1.0, 0.5, 88.72, 88.73, -87.3, -103.9, -104.0, 0.625, 0.95, 4.0,
+                  89.41, -89.41, 89.42, 1.5707964, -3.1415927, 71476.0, 71477.0, -1e6, 1e30, 0.41421357,
+                  2.4142137, 0.70710677],
                  np.float32)
 
 def inputs(lo, hi, n=200000, seed=0):
@@ -60,22 +72,61 @@ REFS = {
     "log1p": (np.log1p, (-1, 10)), "log2": (np.log2, (0, 100)), "log10": (np.log10, (0, 100)),
     "tanh": (np.tanh, (-10, 10)), "sigmoid": (lambda x: 1 / (1 + np.exp(-x)), (-110, 110)),
     "erf": (np.vectorize(math.erf, otypes=[np.float64]), (-5, 5)),
+    "sin": (np.sin, (-100, 100)), "cos": (np.cos, (-100, 100)), "tan": (np.tan, (-100, 100)),
+    "sinh": (np.sinh, (-10, 10)), "cosh": (np.cosh, (-10, 10)),
+    "arcsin": (np.arcsin, (-1, 1)), "arccos": (np.arccos, (-1, 1)), "arctan": (np.arctan, (-5, 5)),
+    "arcsinh": (np.arcsinh, (-10, 10)), "arccosh": (np.arccosh, (1, 10)), "arctanh": (np.arctanh, (-1, 1)),
 }
+TRIG_LIMIT = 71476.0625  # vector_math.h's kTrigLimit: beyond it sin, cos, tan take libm
 out = {}
+edges = {}
 np.seterr(all="ignore")
 for name, (ref, (lo, hi)) in REFS.items():
     x = inputs(lo, hi)
-    out[name] = worst([x], getattr(mx.nd, name)(mx.nd.array(x)).asnumpy(), ref(x.astype(np.float64)))
+    if name in ("sin", "cos", "tan"):
+        # in-range and huge arguments apart, so blocks of the former take the vector loop; the
+        # whole reduction range too, where Cody-Waite is hardest
+        big = np.abs(x) > TRIG_LIMIT
+        parts = [np.concatenate([x[~big], np.random.RandomState(2).uniform(-TRIG_LIMIT, TRIG_LIMIT, 200000)
+                                 .astype(np.float32)]), x[big]]
+        x = np.concatenate(parts)
+        got = np.concatenate([getattr(mx.nd, name)(mx.nd.array(p)).asnumpy() for p in parts])
+    else:
+        got = getattr(mx.nd, name)(mx.nd.array(x)).asnumpy()
+    out[name] = worst([x], got, ref(x.astype(np.float64)))
+    # edge values against numpy's float32 results: NaN, infinities and the sign of zeros exactly
+    e = getattr(mx.nd, name)(mx.nd.array(EDGES)).asnumpy()
+    n = getattr(np, name)(EDGES) if hasattr(np, name) else ref(EDGES.astype(np.float64)).astype(np.float32)
+    exact = np.isnan(n) | np.isinf(n) | (n == 0)
+    bad = exact & ~((np.isnan(e) & np.isnan(n)) | ((e == n) & (np.signbit(e) == np.signbit(n))))
+    edges[name] = ["%s(%r) = %r, numpy %r" % (name, EDGES[i], e[i], n[i]) for i in np.nonzero(bad)[0]]
 rng = np.random.RandomState(1)
 a = inputs(0, 10)
 b = rng.uniform(-20, 20, a.size).astype(np.float32)
 b[::7] = np.round(b[::7])  # integer exponents, for negative bases
 a[::5] = -a[::5]
-special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 2.0, 0.5, -2.5, 3.0, 1e-40], np.float32)
+# results near overflow and underflow (b ln|a| up to +-100: the hardest for ln|a|'s accuracy),
+# and bases near 1 with huge exponents
+n = 200000
+a2 = np.exp(rng.uniform(-5, 5, n)).astype(np.float32)
+b2 = (rng.uniform(-103, 88.7, n) / np.log(a2.astype(np.float64))).astype(np.float32)
+a3 = (1 + rng.uniform(-1e-3, 1e-3, n)).astype(np.float32)
+b3 = rng.uniform(-5e4, 5e4, n).astype(np.float32)
+special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 2.0, 0.5, -2.5, 3.0, -3.0, 0.3, -0.3,
+                    1e-40, -1e-40, 1e10, -1e10, 3.4e38], np.float32)
 sa, sb = np.meshgrid(special, special)
-a, b = np.concatenate([a, sa.ravel()]), np.concatenate([b, sb.ravel()])
+sa, sb = sa.ravel(), sb.ravel()
+a, b = np.concatenate([a, a2, a3, sa]), np.concatenate([b, b2, b3, sb])
 out["power"] = worst([a, b], mx.nd.power(mx.nd.array(a), mx.nd.array(b)).asnumpy(),
                      np.power(a.astype(np.float64), b.astype(np.float64)))
+# C99's special cases, as numpy's float32 power has them: zeros, infinities, NaN, +-1, signs
+e = mx.nd.power(mx.nd.array(sa), mx.nd.array(sb)).asnumpy()
+n = np.power(sa, sb)
+exact = (np.isin(np.abs(sa), [0, 1, np.inf]) | np.isin(np.abs(sb), [0, np.inf]) | np.isnan(sa) | np.isnan(sb)
+         | np.isinf(n) | np.isnan(n) | (n == 0))
+bad = exact & ~((np.isnan(e) & np.isnan(n)) | ((e == n) & (np.signbit(e) == np.signbit(n))))
+edges["power"] = ["power(%r, %r) = %r, numpy %r" % (sa[i], sb[i], e[i], n[i]) for i in np.nonzero(bad)[0]]
+out["edges"] = edges
 print(json.dumps(out))
 """
 
@@ -99,20 +150,65 @@ def test_max_ulp_error_against_float64(name):
         name, ", ".join(w["at"]), w["got"], w["float64"], w["ulp"])
 
 
+@pytest.mark.parametrize("name", sorted(ULP_BOUND))
+def test_edge_values_are_numpys(name):
+    bad = _max_ulp_errors()["edges"][name]
+    assert not bad, "; ".join(bad)
+
+
+def test_trig_beyond_the_reduction_limit_and_in_mixed_blocks():
+    """sin, cos and tan reduce in float up to |x| = 71476 and take libm beyond it: a block of
+    elements holding a huge argument runs the exact path element by element, and every other
+    element in it gets the vector loop's result all the same (in place too, and the gradients)."""
+    rng = np.random.RandomState(6)
+    x = rng.uniform(-100, 100, 10000).astype(np.float32)
+    at = [5, 3000, 7001, 9999]
+    huge = np.array([1e5, -3e7, 1e30, -3.4e38], np.float32)
+    y = x.copy()
+    y[at] = huge
+    keep = np.ones(x.size, bool)
+    keep[at] = False
+    for name, grad in (("sin", np.cos), ("cos", lambda v: -np.sin(v)), ("tan", lambda v: 1 + np.tan(v) ** 2)):
+        f = getattr(mx.nd, name)
+        pure = f(mx.nd.array(x)).asnumpy()
+        yn = mx.nd.array(y)
+        yn.attach_grad()
+        with mx.autograd.record():
+            mixed = f(yn)
+        mixed.backward()
+        mixed = mixed.asnumpy()
+        np.testing.assert_array_equal(mixed[keep], pure[keep], err_msg=name)
+        ref = getattr(np, name)(huge.astype(np.float64))
+        np.testing.assert_allclose(mixed[~keep], ref, rtol=3e-7, err_msg=name)
+        np.testing.assert_allclose(yn.grad.asnumpy(), grad(y.astype(np.float64)), rtol=2e-6, atol=1e-6,
+                                   err_msg=name + " gradient")
+        inplace = mx.nd.array(y)
+        f(inplace, out=inplace)
+        np.testing.assert_array_equal(inplace.asnumpy(), mixed, err_msg=name + " in place")
+
+
 def test_power_scalar_forms_share_the_kernel():
     x = np.random.RandomState(2).uniform(0.1, 10, 1000).astype(np.float32)
     np.testing.assert_allclose((mx.nd.array(x) ** 2.5).asnumpy(), x.astype(np.float64) ** 2.5, rtol=2e-7)
     np.testing.assert_allclose((2.5 ** mx.nd.array(x)).asnumpy(), 2.5 ** x.astype(np.float64), rtol=2e-7)
 
 
-@pytest.mark.parametrize("name", ["exp", "log", "tanh", "sigmoid", "erf"])
+@pytest.mark.parametrize("name", ["exp", "expm1", "log", "tanh", "sigmoid", "erf", "sin", "cos", "tan", "sinh",
+                                  "cosh", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "power"])
 def test_float16_and_float64_keep_working(name):
     x = np.linspace(0.1, 3, 101)
-    ref = {"exp": np.exp, "log": np.log, "tanh": np.tanh, "sigmoid": lambda v: 1 / (1 + np.exp(-v)),
-           "erf": np.vectorize(math.erf, otypes=[np.float64])}[name]
-    np.testing.assert_allclose(getattr(mx.nd, name)(mx.nd.array(x, dtype="float64")).asnumpy(), ref(x), rtol=1e-14)
+    ref = {"sigmoid": lambda v: 1 / (1 + np.exp(-v)), "erf": np.vectorize(math.erf, otypes=[np.float64]),
+           "power": lambda v: np.power(v, 2.5)}.get(name) or getattr(np, name)
+    if name == "power":
+        op = lambda v: mx.nd.power(v, mx.nd.full(v.shape, 2.5, dtype=v.dtype))
+    elif name in ("arcsin", "arccos", "arctanh", "arccosh"):
+        x = np.linspace(1, 4, 101) if name == "arccosh" else np.linspace(-0.99, 0.99, 101)
+        op = getattr(mx.nd, name)
+    else:
+        op = getattr(mx.nd, name)
+    np.testing.assert_allclose(op(mx.nd.array(x, dtype="float64")).asnumpy(), ref(x), rtol=1e-14)
     x16 = x.astype(np.float16)
-    np.testing.assert_allclose(getattr(mx.nd, name)(mx.nd.array(x16, dtype="float16")).asnumpy(),
+    np.testing.assert_allclose(op(mx.nd.array(x16, dtype="float16")).asnumpy(),
                                ref(x16.astype(np.float64)), rtol=1e-3, atol=1e-3)
 
 

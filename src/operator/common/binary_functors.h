@@ -52,6 +52,16 @@ inline C power(C a, C b) {
   }
 }
 
+/*! \brief Natural log, float through vector_math.h (power's gradient in the exponent). */
+template <typename C>
+inline C ln(C a) {
+  if constexpr (std::is_same_v<C, float>) {
+    return vmath::Log(a);
+  } else {
+    return C(std::log(a));
+  }
+}
+
 }  // namespace math
 
 // X(name, value of (a, b), d/da, d/db). Comparisons and logical ops return 1/0 in C and
@@ -63,7 +73,7 @@ inline C power(C a, C b) {
   X(div, math::div(a, b), C(C(1) / b), C(-a / (b * b)))                                     \
   X(mod, math::mod(a, b), C(1), C(-std::floor(a / b)))                                      \
   X(power, math::power(a, b), C(b * math::power(a, C(b - C(1)))),                           \
-    C(math::power(a, b) * std::log(a)))                                                     \
+    C(math::power(a, b) * math::ln(a)))                                                     \
   X(maximum, C(a > b ? a : b), C(a >= b ? 1 : 0), C(a < b ? 1 : 0))                         \
   X(minimum, C(a < b ? a : b), C(a <= b ? 1 : 0), C(a > b ? 1 : 0))                         \
   X(hypot, C(std::hypot(a, b)), C(a / std::hypot(a, b)), C(b / std::hypot(a, b)))           \

@@ -23,8 +23,11 @@
  */
 #if defined(_OPENMP)
 #define MXNET_SIMD _Pragma("omp simd")
+/*! \brief MXNET_SIMD for a loop that ORs into the int `any` (a vectorised "does any element ..."). */
+#define MXNET_SIMD_OR_ANY _Pragma("omp simd reduction(|:any)")
 #else
 #define MXNET_SIMD _Pragma("GCC ivdep")
+#define MXNET_SIMD_OR_ANY _Pragma("GCC ivdep")
 #endif
 
 namespace mxnet {

@@ -66,6 +66,23 @@ MXNET_VECTOR_OR_STD(log10_, vmath::Log(x) * 0.434294481903251828f, std::log10(x)
 MXNET_VECTOR_OR_STD(tanh_, vmath::Tanh(x), std::tanh(x))
 MXNET_VECTOR_OR_STD(sigmoid_, vmath::Sigmoid(x), C(C(1) / (C(1) + std::exp(-x))))
 MXNET_VECTOR_OR_STD(erf_, vmath::Erf(x), std::erf(x))
+MXNET_VECTOR_OR_STD(sinh_, vmath::Sinh(x), std::sinh(x))
+MXNET_VECTOR_OR_STD(cosh_, vmath::Cosh(x), std::cosh(x))
+MXNET_VECTOR_OR_STD(arcsin_, vmath::Asin(x), std::asin(x))
+MXNET_VECTOR_OR_STD(arccos_, vmath::Acos(x), std::acos(x))
+MXNET_VECTOR_OR_STD(arctan_, vmath::Atan(x), std::atan(x))
+MXNET_VECTOR_OR_STD(arcsinh_, vmath::Asinh(x), std::asinh(x))
+MXNET_VECTOR_OR_STD(arccosh_, vmath::Acosh(x), std::acosh(x))
+MXNET_VECTOR_OR_STD(arctanh_, vmath::Atanh(x), std::atanh(x))
+// Square roots inside gradients: vector_math.h's (within 1 ulp) for float, as std::sqrt keeps
+// the loop scalar without -fno-math-errno. The sqrt op itself keeps std::sqrt (correctly rounded).
+MXNET_VECTOR_OR_STD(grad_sqrt_, vmath::detail::Sqrt(x), std::sqrt(x))
+// sin, cos and tan reduce in float up to vmath::kTrigLimit only; beyond it libm's exact
+// reduction. The branch keeps a loop over these scalar: the forward kernels run the vector
+// form alone over blocks known to be within the limit (TrigLimited below).
+MXNET_VECTOR_OR_STD(sin_, std::fabs(x) > vmath::kTrigLimit ? std::sin(x) : vmath::Sin(x), std::sin(x))
+MXNET_VECTOR_OR_STD(cos_, std::fabs(x) > vmath::kTrigLimit ? std::cos(x) : vmath::Cos(x), std::cos(x))
+MXNET_VECTOR_OR_STD(tan_, std::fabs(x) > vmath::kTrigLimit ? std::tan(x) : vmath::Tan(x), std::tan(x))
 #undef MXNET_VECTOR_OR_STD
 
 }  // namespace math
@@ -87,18 +104,18 @@ MXNET_VECTOR_OR_STD(erf_, vmath::Erf(x), std::erf(x))
   X(log1p, C(math::log1p_(x)), C(C(1) / (C(1) + x)))                                           \
   X(log2, C(math::log2_(x)), C(C(1) / (x * C(M_LN2))))                                         \
   X(log10, C(math::log10_(x)), C(C(1) / (x * C(M_LN10))))                                      \
-  X(sin, C(std::sin(x)), C(std::cos(x)))                                                     \
-  X(cos, C(std::cos(x)), C(-std::sin(x)))                                                    \
-  X(tan, C(std::tan(x)), C(C(1) + y * y))                                                    \
-  X(arcsin, C(std::asin(x)), C(C(1) / std::sqrt(C(1) - x * x)))                              \
-  X(arccos, C(std::acos(x)), C(C(-1) / std::sqrt(C(1) - x * x)))                             \
-  X(arctan, C(std::atan(x)), C(C(1) / (C(1) + x * x)))                                       \
-  X(sinh, C(std::sinh(x)), C(std::cosh(x)))                                                  \
-  X(cosh, C(std::cosh(x)), C(std::sinh(x)))                                                  \
+  X(sin, C(math::sin_(x)), C(math::cos_(x)))                                                 \
+  X(cos, C(math::cos_(x)), C(-math::sin_(x)))                                                \
+  X(tan, C(math::tan_(x)), C(C(1) + y * y))                                                  \
+  X(arcsin, C(math::arcsin_(x)), C(C(1) / math::grad_sqrt_(C(1) - x * x)))                   \
+  X(arccos, C(math::arccos_(x)), C(C(-1) / math::grad_sqrt_(C(1) - x * x)))                  \
+  X(arctan, C(math::arctan_(x)), C(C(1) / (C(1) + x * x)))                                   \
+  X(sinh, C(math::sinh_(x)), C(math::cosh_(x)))                                              \
+  X(cosh, C(math::cosh_(x)), C(math::sinh_(x)))                                              \
   X(tanh, C(math::tanh_(x)), C(C(1) - y * y))                                                  \
-  X(arcsinh, C(std::asinh(x)), C(C(1) / std::sqrt(x * x + C(1))))                            \
-  X(arccosh, C(std::acosh(x)), C(C(1) / std::sqrt(x * x - C(1))))                            \
-  X(arctanh, C(std::atanh(x)), C(C(1) / (C(1) - x * x)))                                     \
+  X(arcsinh, C(math::arcsinh_(x)), C(C(1) / math::grad_sqrt_(x * x + C(1))))                 \
+  X(arccosh, C(math::arccosh_(x)), C(C(1) / math::grad_sqrt_(x * x - C(1))))                 \
+  X(arctanh, C(math::arctanh_(x)), C(C(1) / (C(1) - x * x)))                                 \
   X(degrees, C(x * C(180.0 / M_PI)), C(180.0 / M_PI))                                        \
   X(radians, C(x * C(M_PI / 180.0)), C(M_PI / 180.0))                                        \
   X(sigmoid, C(math::sigmoid_(x)), C(y * (C(1) - y)))                             \
@@ -134,6 +151,41 @@ namespace unary {
 MXNET_UNARY_MATH_OPS(MXNET_DEFINE_UNARY_FUNCTOR)
 #undef MXNET_DEFINE_UNARY_FUNCTOR
 }  // namespace unary
+
+/*!
+ * \brief Rows whose float vector form holds for |x| <= kLimit only. Fwd and Grad stay correct
+ *        everywhere, through a branch to libm that keeps a loop scalar; the kernels run VecFwd
+ *        and VecGrad, branch-free, over blocks with every |x| within kLimit (or inf, NaN) and
+ *        Fwd and Grad over the rare others (MapUnaryLimited, MapBinaryLimited).
+ */
+template <typename OP>
+struct TrigLimited {
+  static constexpr bool kLimited = false;
+};
+template <>
+struct TrigLimited<unary::sin> {
+  static constexpr bool kLimited = true;
+  static constexpr float kLimit = vmath::kTrigLimit;
+  static float VecFwd(float x) { return vmath::Sin(x); }
+  static float VecGrad(float x) { return vmath::Cos(x); }
+};
+template <>
+struct TrigLimited<unary::cos> {
+  static constexpr bool kLimited = true;
+  static constexpr float kLimit = vmath::kTrigLimit;
+  static float VecFwd(float x) { return vmath::Cos(x); }
+  static float VecGrad(float x) { return -vmath::Sin(x); }
+};
+template <>
+struct TrigLimited<unary::tan> {
+  static constexpr bool kLimited = true;
+  static constexpr float kLimit = vmath::kTrigLimit;
+  static float VecFwd(float x) { return vmath::Tan(x); }
+  static float VecGrad(float x) {
+    const float y = vmath::Tan(x);
+    return 1.f + y * y;
+  }
+};
 
 }  // namespace op
 }  // namespace mxnet

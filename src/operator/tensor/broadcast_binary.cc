@@ -110,10 +110,17 @@ void BroadcastBackward(const NodeAttrs& attrs, const OpContext& ctx, const std::
     using C = real_compute_t<DType>;
     const TShape& os = in[0].shape_;
     const int64_t n = os.Size();
-    C* tmp = static_cast<C*>(ctx.requested[0].GetSpace(sizeof(C) * (n > 0 ? n : 1)));
     const DType* g = in[0].dptr<DType>();
     const DType* a = in[1].dptr<DType>();
     const DType* b = in[2].dptr<DType>();
+    if (in[1].shape_ == os && in[2].shape_ == os) {  // equal shapes: nothing to sum, one vectorised pass
+      MapTernary<DType, C>(g, a, b, out[0].dptr<DType>(), n, req[0],
+                           [](C gv, C av, C bv) { return C(gv * OP::LGrad(av, bv)); });
+      MapTernary<DType, C>(g, a, b, out[1].dptr<DType>(), n, req[1],
+                           [](C gv, C av, C bv) { return C(gv * OP::RGrad(av, bv)); });
+      return;
+    }
+    C* tmp = static_cast<C*>(ctx.requested[0].GetSpace(sizeof(C) * (n > 0 ? n : 1)));
     // Broadcast a and b against ograd's shape with a ternary walk.
     const BroadcastPlan p = MakeBroadcastPlan({os, in[1].shape_, in[2].shape_}, os);
     for (int side = 0; side < 2; ++side) {

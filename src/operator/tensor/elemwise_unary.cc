@@ -6,6 +6,7 @@
  */
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <unordered_set>
 #include <vector>
 
@@ -22,8 +23,14 @@ void UnaryCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vecto
                   const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   MXNET_TYPE_SWITCH(in[0].type_flag_, DType, {
     using C = real_compute_t<DType>;
-    MapUnary<DType, C>(in[0].dptr<DType>(), out[0].dptr<DType>(), in[0].Size(), req[0],
-                       [](C x) { return OP::Fwd(x); });
+    if constexpr (TrigLimited<OP>::kLimited && std::is_same_v<C, float>) {
+      MapUnaryLimited<DType, C>(in[0].dptr<DType>(), out[0].dptr<DType>(), in[0].Size(), req[0],
+                                TrigLimited<OP>::kLimit, [](C x) { return TrigLimited<OP>::VecFwd(x); },
+                                [](C x) { return OP::Fwd(x); });
+    } else {
+      MapUnary<DType, C>(in[0].dptr<DType>(), out[0].dptr<DType>(), in[0].Size(), req[0],
+                         [](C x) { return OP::Fwd(x); });
+    }
   });
 }
 
@@ -33,8 +40,15 @@ void UnaryBackward(const NodeAttrs& attrs, const OpContext& ctx, const std::vect
                    const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   MXNET_TYPE_SWITCH(in[0].type_flag_, DType, {
     using C = real_compute_t<DType>;
-    MapBinary<DType, C>(in[0].dptr<DType>(), in[1].dptr<DType>(), out[0].dptr<DType>(), in[0].Size(), req[0],
-                        [](C g, C x) { return C(g * OP::Grad(x)); });
+    const DType* ograd = in[0].dptr<DType>();
+    const DType* data = in[1].dptr<DType>();
+    if constexpr (TrigLimited<OP>::kLimited && std::is_same_v<C, float>) {
+      MapBinaryLimited<DType, C>(ograd, data, out[0].dptr<DType>(), in[0].Size(), req[0], TrigLimited<OP>::kLimit,
+                                 [](C g, C x) { return C(g * TrigLimited<OP>::VecGrad(x)); },
+                                 [](C g, C x) { return C(g * OP::Grad(x)); });
+    } else {
+      MapBinary<DType, C>(ograd, data, out[0].dptr<DType>(), in[0].Size(), req[0], [](C g, C x) { return C(g * OP::Grad(x)); });
+    }
   });
 }
 
