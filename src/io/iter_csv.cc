@@ -102,8 +102,9 @@ void CheckShape(const TShape& s, const char* name) {
   MX_CHECK_KIND(ok, "ValueError") << "CSVIter: " << name << " must have positive dimensions, got " << s;
 }
 
-class CSVIter : public DataIter {
+class CSVIter : public PrefetchedIter {
  public:
+  CSVIter() : PrefetchedIter("CSVIter") {}
   void Init(const IterKwargs& kwargs) override {
     CSVIterParam csv;
     BatchParam batch;
@@ -114,20 +115,8 @@ class CSVIter : public DataIter {
     const int dtype = csv.dtype == kUnknownType ? kFloat32 : csv.dtype;
     auto loader = std::make_unique<BatchLoader>(std::make_unique<CSVInstIter>(csv, dtype));
     loader->Configure(batch);
-    prefetcher_ = std::make_unique<PrefetcherIter>(std::move(loader));
-    prefetcher_->Configure(prefetch);
+    Start(std::move(loader), prefetch);
   }
-  void BeforeFirst() override { Started()->BeforeFirst(); }
-  bool Next() override { return Started()->Next(); }
-  const DataBatch& Value() const override { return Started()->Value(); }
-
- private:
-  PrefetcherIter* Started() const {
-    MX_CHECK(prefetcher_ != nullptr) << "CSVIter: call Init() first";
-    return prefetcher_.get();
-  }
-
-  std::unique_ptr<PrefetcherIter> prefetcher_;
 };
 
 }  // namespace

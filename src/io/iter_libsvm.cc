@@ -253,8 +253,9 @@ void CheckColumns(const TShape& s, const char* name) {
       << "LibSVMIter: " << name << " must be (number of columns,) with a positive size, got " << s;
 }
 
-class LibSVMIter : public DataIter {
+class LibSVMIter : public PrefetchedIter {
  public:
+  LibSVMIter() : PrefetchedIter("LibSVMIter") {}
   void Init(const IterKwargs& kwargs) override {
     LibSVMIterParam p;
     BatchParam batch;
@@ -273,20 +274,8 @@ class LibSVMIter : public DataIter {
       batcher = std::make_unique<LibSVMBatcher<double>>(p, batch);
     else
       batcher = std::make_unique<LibSVMBatcher<float>>(p, batch);
-    prefetcher_ = std::make_unique<PrefetcherIter>(std::move(batcher));
-    prefetcher_->Configure(prefetch);
+    Start(std::move(batcher), prefetch);
   }
-  void BeforeFirst() override { Started()->BeforeFirst(); }
-  bool Next() override { return Started()->Next(); }
-  const DataBatch& Value() const override { return Started()->Value(); }
-
- private:
-  PrefetcherIter* Started() const {
-    MX_CHECK(prefetcher_ != nullptr) << "LibSVMIter: call Init() first";
-    return prefetcher_.get();
-  }
-
-  std::unique_ptr<PrefetcherIter> prefetcher_;
 };
 
 }  // namespace

@@ -25,6 +25,7 @@
 #include <thread>
 
 #include "io/data_iter.h"
+#include "mxnet/error.h"
 
 namespace mxnet {
 namespace io {
@@ -89,6 +90,33 @@ class PrefetcherIter : public DataIter {
   bool finished_ = false;
   std::exception_ptr error_;
   DataBatch current_;
+};
+
+/*!
+ * \brief An iterator whose batches are read ahead by a PrefetcherIter around an inner iterator
+ *        that the subclass builds in its Init and hands to Start.
+ */
+class PrefetchedIter : public DataIter {
+ public:
+  explicit PrefetchedIter(const char* name) : name_(name) {}
+  void BeforeFirst() override { Started()->BeforeFirst(); }
+  bool Next() override { return Started()->Next(); }
+  const DataBatch& Value() const override { return Started()->Value(); }
+
+ protected:
+  void Start(std::unique_ptr<DataIter> inner, const PrefetcherParam& param) {
+    prefetcher_ = std::make_unique<PrefetcherIter>(std::move(inner));
+    prefetcher_->Configure(param);
+  }
+
+ private:
+  PrefetcherIter* Started() const {
+    MX_CHECK(prefetcher_ != nullptr) << name_ << ": call Init() first";
+    return prefetcher_.get();
+  }
+
+  const char* name_;
+  std::unique_ptr<PrefetcherIter> prefetcher_;
 };
 
 }  // namespace io
