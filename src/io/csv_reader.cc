@@ -1,12 +1,11 @@
 #include "io/csv_reader.h"
+#include "io/input_files.h"
 
 #include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
-#include <filesystem>
 #include <limits>
-#include <system_error>
 
 #include "mxnet/error.h"
 #include "mxnet/tensor.h"
@@ -14,7 +13,6 @@
 namespace mxnet {
 namespace io {
 
-namespace fs = std::filesystem;
 
 namespace {
 bool IsBlank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
@@ -44,19 +42,7 @@ bool ParseValue(const char* b, const char* e, I* out) {
 }  // namespace
 
 CSVReader::CSVReader(const std::string& path, const std::string& what) : what_(what) {
-  std::error_code ec;
-  MX_CHECK_KIND(fs::exists(path, ec), "IOError") << what_ << " '" << path << "' does not exist";
-  if (fs::is_directory(path, ec)) {
-    for (const auto& entry : fs::directory_iterator(path, ec)) {
-      const std::string name = entry.path().filename().string();
-      if (!name.empty() && name[0] != '.' && entry.is_regular_file()) files_.push_back(entry.path().string());
-    }
-    MX_CHECK_KIND(!ec, "IOError") << what_ << ": cannot list directory '" << path << "': " << ec.message();
-    MX_CHECK_KIND(!files_.empty(), "IOError") << what_ << ": directory '" << path << "' has no files";
-    std::sort(files_.begin(), files_.end());
-  } else {
-    files_.push_back(path);
-  }
+  files_ = ListInputFiles(path, what_);
   Rewind();
 }
 

@@ -1,4 +1,5 @@
 #include "io/libsvm_parser.h"
+#include "io/input_files.h"
 
 #include <algorithm>
 #include <charconv>
@@ -107,19 +108,8 @@ LibSVMLines::LibSVMLines(const std::string& path, const std::string& what, uint3
     : what_(what), num_parts_(num_parts), part_index_(part_index) {
   MX_CHECK_KIND(num_parts >= 1 && part_index < num_parts, "ValueError")
       << what_ << ": part_index " << part_index << " is not in [0, num_parts=" << num_parts << ")";
+  files_ = ListInputFiles(path, what_);
   std::error_code ec;
-  MX_CHECK_KIND(fs::exists(path, ec), "IOError") << what_ << " '" << path << "' does not exist";
-  if (fs::is_directory(path, ec)) {
-    for (const auto& entry : fs::directory_iterator(path, ec)) {
-      const std::string name = entry.path().filename().string();
-      if (!name.empty() && name[0] != '.' && entry.is_regular_file()) files_.push_back(entry.path().string());
-    }
-    MX_CHECK_KIND(!ec, "IOError") << what_ << ": cannot list directory '" << path << "': " << ec.message();
-    MX_CHECK_KIND(!files_.empty(), "IOError") << what_ << ": directory '" << path << "' has no files";
-    std::sort(files_.begin(), files_.end());
-  } else {
-    files_.push_back(path);
-  }
   uint64_t total = 0;
   for (const auto& f : files_) {
     file_begin_.push_back(total);
