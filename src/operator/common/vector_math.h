@@ -383,6 +383,16 @@ MXNET_VMATH_INLINE float Cosh(float x) {
   return x != x ? x : h + 0.25f / h;
 }
 
+/*! \brief asin w for |w| <= 1/2, given z = w * w (Cephes asinf's polynomial); shared by Asin and Acos. */
+MXNET_VMATH_INLINE float AsinKernel(float w, float z) {
+  float p = 4.2163199048e-2f;
+  p = p * z + 2.4181311049e-2f;
+  p = p * z + 4.5470025998e-2f;
+  p = p * z + 7.4953002686e-2f;
+  p = p * z + 1.6666752422e-1f;
+  return w + w * z * p;
+}
+
 /*! \brief asin x (Cephes asinf): a polynomial to |x| = 1/2, pi/2 - 2 asin(sqrt((1 - |x|) / 2)) above. */
 MXNET_VMATH_INLINE float Asin(float x) {
   const float ax = std::fabs(x);
@@ -390,12 +400,7 @@ MXNET_VMATH_INLINE float Asin(float x) {
   const float zb = 0.5f * (1.f - ax);
   const float z = big ? zb : x * x;
   const float w = big ? detail::Sqrt(zb) : ax;  // NaN beyond 1
-  float p = 4.2163199048e-2f;
-  p = p * z + 2.4181311049e-2f;
-  p = p * z + 4.5470025998e-2f;
-  p = p * z + 7.4953002686e-2f;
-  p = p * z + 1.6666752422e-1f;
-  const float y = w + w * z * p;
+  const float y = AsinKernel(w, z);
   const float yb = 1.57079637f - (y + y - -4.37113883e-8f);  // pi/2 = 1.57079637 - 4.37e-8
   return std::copysign(big ? yb : y, x);
 }
@@ -407,12 +412,7 @@ MXNET_VMATH_INLINE float Acos(float x) {
   const float zb = 0.5f * (1.f - ax);
   const float z = big ? zb : x * x;
   const float w = big ? detail::Sqrt(zb) : x;  // NaN beyond 1
-  float p = 4.2163199048e-2f;
-  p = p * z + 2.4181311049e-2f;
-  p = p * z + 4.5470025998e-2f;
-  p = p * z + 7.4953002686e-2f;
-  p = p * z + 1.6666752422e-1f;
-  const float y = w + w * z * p;
+  const float y = AsinKernel(w, z);
   // pi/2 and pi as float + float: 1.57079637f - 4.37113900e-8f, 3.14159274f - 8.74227800e-8f
   const float small = 1.57079637f - (y + 4.37113900e-8f);
   const float neg = 3.14159274f - ((y + y) + 8.74227800e-8f);
