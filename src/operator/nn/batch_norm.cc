@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "operator/nn/nn_util.h"
-#include "operator/nn/onednn/onednn_layout.h"
-#include "operator/nn/onednn/onednn_ops.h"
+#include "operator/onednn/onednn_layout.h"
+#include "operator/onednn/onednn_ops.h"
 
 namespace mxnet {
 namespace op {

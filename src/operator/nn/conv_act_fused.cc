@@ -21,8 +21,8 @@
 #include "operator/common/broadcast_util.h"
 #include "operator/nn/conv_fused_attrs.h"
 #include "operator/nn/nn_util.h"
-#include "operator/nn/onednn/onednn_conv.h"
-#include "operator/nn/onednn/onednn_layout.h"
+#include "operator/onednn/onednn_conv.h"
+#include "operator/onednn/onednn_layout.h"
 
 namespace mxnet {
 namespace op {

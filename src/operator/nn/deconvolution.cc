@@ -9,7 +9,7 @@
 
 #include "operator/nn/conv_plain.h"
 #include "operator/nn/half_via_float.h"
-#include "operator/nn/onednn/onednn_conv.h"
+#include "operator/onednn/onednn_conv.h"
 
 namespace mxnet {
 namespace op {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "operator/nn/nn_util.h"
-#include "operator/nn/onednn/onednn_same_layout.h"
+#include "operator/onednn/onednn_same_layout.h"
 
 namespace mxnet {
 namespace op {

@@ -12,7 +12,7 @@
 #include "operator/nn/fc_param.h"
 #include "operator/nn/half_via_float.h"
 #include "operator/nn/nn_util.h"
-#include "operator/nn/onednn/onednn_ops.h"
+#include "operator/onednn/onednn_ops.h"
 
 namespace mxnet {
 namespace op {

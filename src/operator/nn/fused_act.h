@@ -11,7 +11,7 @@
 
 #include "mxnet/op.h"
 #include "operator/nn/nn_util.h"
-#include "operator/nn/onednn/onednn_base.h"
+#include "operator/onednn/onednn_base.h"
 
 namespace mxnet {
 namespace op {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "operator/nn/nn_util.h"
-#include "operator/nn/onednn/onednn_ops.h"
+#include "operator/onednn/onednn_ops.h"
 
 namespace mxnet {
 namespace op {

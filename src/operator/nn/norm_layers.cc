@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "operator/nn/norm_rows.h"
-#include "operator/nn/onednn/onednn_ops.h"
+#include "operator/onednn/onednn_ops.h"
 
 namespace mxnet {
 namespace op {

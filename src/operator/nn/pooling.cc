@@ -13,8 +13,8 @@
 
 #include "operator/nn/conv_param.h"
 #include "operator/nn/conv_plain.h"
-#include "operator/nn/onednn/onednn_layout.h"
-#include "operator/nn/onednn/onednn_ops.h"
+#include "operator/onednn/onednn_layout.h"
+#include "operator/onednn/onednn_ops.h"
 
 namespace mxnet {
 namespace op {

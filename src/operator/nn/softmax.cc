@@ -13,7 +13,7 @@
 
 #include "operator/nn/nn_util.h"
 #include "operator/nn/softmax_inner.h"
-#include "operator/nn/onednn/onednn_ops.h"
+#include "operator/onednn/onednn_ops.h"
 
 namespace mxnet {
 namespace op {

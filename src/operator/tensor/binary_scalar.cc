@@ -10,7 +10,7 @@
 #include "mxnet/op.h"
 #include "operator/common/binary_functors.h"
 #include "operator/common/elemwise_kernels.h"
-#include "operator/nn/onednn/onednn_same_layout.h"
+#include "operator/onednn/onednn_same_layout.h"
 
 namespace mxnet {
 namespace op {

@@ -11,7 +11,7 @@
 #include "operator/common/binary_functors.h"
 #include "operator/common/broadcast_util.h"
 #include "operator/common/reduce_kernels.h"
-#include "operator/nn/onednn/onednn_same_layout.h"
+#include "operator/onednn/onednn_same_layout.h"
 
 namespace mxnet {
 namespace op {

@@ -14,8 +14,8 @@
 #include "operator/common/axis_util.h"
 #include "operator/common/elemwise_kernels.h"
 #include "operator/common/parallel.h"
-#include "operator/nn/onednn/onednn_concat.h"
-#include "operator/nn/onednn/onednn_layout.h"
+#include "operator/onednn/onednn_concat.h"
+#include "operator/onednn/onednn_layout.h"
 #include "operator/tensor/join_split.h"
 
 namespace mxnet {

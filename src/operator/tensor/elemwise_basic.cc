@@ -8,7 +8,7 @@
 
 #include "mxnet/op.h"
 #include "operator/common/parallel.h"
-#include "operator/nn/onednn/onednn_same_layout.h"
+#include "operator/onednn/onednn_same_layout.h"
 
 namespace mxnet {
 namespace op {

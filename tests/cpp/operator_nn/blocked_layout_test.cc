@@ -18,8 +18,8 @@
 #include "mxnet/ndarray.h"
 #include "ndarray_patterns.h"
 #if MXNET_USE_ONEDNN
-#include "operator/nn/onednn/onednn_concat.h"
-#include "operator/nn/onednn/onednn_layout.h"
+#include "operator/onednn/onednn_concat.h"
+#include "operator/onednn/onednn_layout.h"
 #endif
 
 namespace mxnet {

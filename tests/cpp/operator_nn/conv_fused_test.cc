@@ -14,7 +14,7 @@
 #include "op_runner.h"
 #include "operator/nn/conv_fused_attrs.h"
 #if MXNET_USE_ONEDNN
-#include "operator/nn/onednn/onednn_layout.h"
+#include "operator/onednn/onednn_layout.h"
 #endif
 
 namespace mxnet {

@@ -19,7 +19,7 @@
 #include "mxnet/op.h"
 #include "mxnet/tensor.h"
 #if MXNET_USE_ONEDNN
-#include "operator/nn/onednn/onednn_base.h"
+#include "operator/onednn/onednn_base.h"
 #endif
 
 namespace mxnet {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #if MXNET_USE_ONEDNN
-#include "operator/nn/onednn/onednn_base.h"
+#include "operator/onednn/onednn_base.h"
 #endif
 
 namespace mxnet {

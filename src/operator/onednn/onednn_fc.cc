@@ -8,8 +8,8 @@
 
 #include <unordered_map>
 
-#include "operator/nn/onednn/onednn_layout.h"
-#include "operator/nn/onednn/onednn_ops.h"
+#include "operator/onednn/onednn_layout.h"
+#include "operator/onednn/onednn_ops.h"
 
 namespace mxnet {
 namespace op {

@@ -7,7 +7,7 @@
  */
 #if MXNET_USE_ONEDNN
 
-#include "operator/nn/onednn/onednn_conv.h"
+#include "operator/onednn/onednn_conv.h"
 
 #include <memory>
 #include <string>
@@ -17,9 +17,9 @@
 #include "operator/nn/conv_bwd_data_channel_last.h"
 #include "operator/nn/conv_fwd_few_channels.h"
 #include "operator/nn/conv_wgrad_few_channels.h"
-#include "operator/nn/onednn/onednn_conv_winograd.h"
-#include "operator/nn/onednn/onednn_layout.h"
-#include "operator/nn/onednn/onednn_operand.h"
+#include "operator/onednn/onednn_conv_winograd.h"
+#include "operator/onednn/onednn_layout.h"
+#include "operator/onednn/onednn_operand.h"
 
 namespace mxnet {
 namespace op {

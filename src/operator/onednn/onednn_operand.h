@@ -5,14 +5,14 @@
  *        (pooling, activation, convolution) passes gradients in the forward's blocked format
  *        instead of reordering every operand to plain and back.
  */
-#ifndef MXNET_OPERATOR_NN_ONEDNN_ONEDNN_OPERAND_H_
-#define MXNET_OPERATOR_NN_ONEDNN_ONEDNN_OPERAND_H_
+#ifndef MXNET_OPERATOR_ONEDNN_ONEDNN_OPERAND_H_
+#define MXNET_OPERATOR_ONEDNN_ONEDNN_OPERAND_H_
 
 #if MXNET_USE_ONEDNN
 
 #include <memory>
 
-#include "operator/nn/onednn/onednn_layout.h"
+#include "operator/onednn/onednn_layout.h"
 
 namespace mxnet {
 namespace op {
@@ -66,4 +66,4 @@ class OutputOperand {
 }  // namespace mxnet
 
 #endif  // MXNET_USE_ONEDNN
-#endif  // MXNET_OPERATOR_NN_ONEDNN_ONEDNN_OPERAND_H_
+#endif  // MXNET_OPERATOR_ONEDNN_ONEDNN_OPERAND_H_

@@ -3,13 +3,13 @@
  * \brief oneDNN convolution and deconvolution (forward, backward data, backward weights),
  *        on our plain layouts (NC*, N*C, MXNet's weight layouts) with cached primitives.
  */
-#ifndef MXNET_OPERATOR_NN_ONEDNN_ONEDNN_CONV_H_
-#define MXNET_OPERATOR_NN_ONEDNN_ONEDNN_CONV_H_
+#ifndef MXNET_OPERATOR_ONEDNN_ONEDNN_CONV_H_
+#define MXNET_OPERATOR_ONEDNN_ONEDNN_CONV_H_
 
 #if MXNET_USE_ONEDNN
 
 #include "operator/nn/conv_param.h"
-#include "operator/nn/onednn/onednn_base.h"
+#include "operator/onednn/onednn_base.h"
 
 namespace mxnet {
 namespace op {
@@ -38,4 +38,4 @@ void DeconvBackward(const ConvGeom& g, const std::vector<int64_t>& adj, bool cha
 }  // namespace mxnet
 
 #endif  // MXNET_USE_ONEDNN
-#endif  // MXNET_OPERATOR_NN_ONEDNN_ONEDNN_CONV_H_
+#endif  // MXNET_OPERATOR_ONEDNN_ONEDNN_CONV_H_

@@ -13,10 +13,10 @@
 #include <memory>
 #include <unordered_map>
 
-#include "operator/nn/onednn/onednn_layout.h"
-#include "operator/nn/onednn/onednn_norm_backward.h"
-#include "operator/nn/onednn/onednn_operand.h"
-#include "operator/nn/onednn/onednn_ops.h"
+#include "operator/onednn/onednn_layout.h"
+#include "operator/onednn/onednn_norm_backward.h"
+#include "operator/onednn/onednn_operand.h"
+#include "operator/onednn/onednn_ops.h"
 
 namespace mxnet {
 namespace op {

@@ -5,13 +5,13 @@
  *        holds, else the one oneDNN's convolutions keep on this CPU), the transformed weights of inference
  *        cached on the weight array.
  */
-#ifndef MXNET_OPERATOR_NN_ONEDNN_ONEDNN_CONV_WINOGRAD_H_
-#define MXNET_OPERATOR_NN_ONEDNN_ONEDNN_CONV_WINOGRAD_H_
+#ifndef MXNET_OPERATOR_ONEDNN_ONEDNN_CONV_WINOGRAD_H_
+#define MXNET_OPERATOR_ONEDNN_ONEDNN_CONV_WINOGRAD_H_
 
 #if MXNET_USE_ONEDNN
 
 #include "operator/nn/conv2d_geom.h"
-#include "operator/nn/onednn/onednn_base.h"
+#include "operator/onednn/onednn_base.h"
 
 namespace mxnet {
 namespace op {
@@ -45,4 +45,4 @@ void WinogradBackwardWeights(const Conv2dGeom& g, const dnnl::memory::desc& src,
 }  // namespace mxnet
 
 #endif  // MXNET_USE_ONEDNN
-#endif  // MXNET_OPERATOR_NN_ONEDNN_ONEDNN_CONV_WINOGRAD_H_
+#endif  // MXNET_OPERATOR_ONEDNN_ONEDNN_CONV_WINOGRAD_H_

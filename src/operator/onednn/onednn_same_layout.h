@@ -8,8 +8,8 @@
  *        (plain or mixed inputs, different or padded formats) returns false and the op's plain
  *        path runs after PlainInputs().
  */
-#ifndef MXNET_OPERATOR_NN_ONEDNN_ONEDNN_SAME_LAYOUT_H_
-#define MXNET_OPERATOR_NN_ONEDNN_ONEDNN_SAME_LAYOUT_H_
+#ifndef MXNET_OPERATOR_ONEDNN_ONEDNN_SAME_LAYOUT_H_
+#define MXNET_OPERATOR_ONEDNN_ONEDNN_SAME_LAYOUT_H_
 
 #if MXNET_USE_ONEDNN
 
@@ -17,7 +17,7 @@
 #include <utility>
 #include <vector>
 
-#include "operator/nn/onednn/onednn_layout.h"
+#include "operator/onednn/onednn_layout.h"
 
 namespace mxnet {
 namespace op {
@@ -62,4 +62,4 @@ bool ShareBlockedInput(const TBlob& in, OpReqType req, size_t o, const TBlob& ou
 }  // namespace mxnet
 
 #endif  // MXNET_USE_ONEDNN
-#endif  // MXNET_OPERATOR_NN_ONEDNN_ONEDNN_SAME_LAYOUT_H_
+#endif  // MXNET_OPERATOR_ONEDNN_ONEDNN_SAME_LAYOUT_H_

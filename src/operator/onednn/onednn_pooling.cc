@@ -15,9 +15,9 @@
 #include <utility>
 
 #include "operator/nn/max_pool_lanes.h"
-#include "operator/nn/onednn/onednn_layout.h"
-#include "operator/nn/onednn/onednn_operand.h"
-#include "operator/nn/onednn/onednn_ops.h"
+#include "operator/onednn/onednn_layout.h"
+#include "operator/onednn/onednn_operand.h"
+#include "operator/onednn/onednn_ops.h"
 
 namespace mxnet {
 namespace op {

@@ -3,15 +3,15 @@
  * \brief Concat on oneDNN's concat primitive for inputs held in blocked formats (e.g. the
  *        branches of an Inception block), so they are joined without converting each to plain.
  */
-#ifndef MXNET_OPERATOR_NN_ONEDNN_ONEDNN_CONCAT_H_
-#define MXNET_OPERATOR_NN_ONEDNN_ONEDNN_CONCAT_H_
+#ifndef MXNET_OPERATOR_ONEDNN_ONEDNN_CONCAT_H_
+#define MXNET_OPERATOR_ONEDNN_ONEDNN_CONCAT_H_
 
 #if MXNET_USE_ONEDNN
 
 #include <cstdint>
 #include <vector>
 
-#include "operator/nn/onednn/onednn_base.h"
+#include "operator/onednn/onednn_base.h"
 
 namespace mxnet {
 namespace op {
@@ -33,4 +33,4 @@ uint64_t RowCopyJoins();
 }  // namespace mxnet
 
 #endif  // MXNET_USE_ONEDNN
-#endif  // MXNET_OPERATOR_NN_ONEDNN_ONEDNN_CONCAT_H_
+#endif  // MXNET_OPERATOR_ONEDNN_ONEDNN_CONCAT_H_

@@ -6,8 +6,8 @@
  *        may read such inputs directly; any other reader goes through NDArray::data(), which
  *        reorders back to plain once. Kernels reach the arrays through KernelArrays.
  */
-#ifndef MXNET_OPERATOR_NN_ONEDNN_ONEDNN_LAYOUT_H_
-#define MXNET_OPERATOR_NN_ONEDNN_ONEDNN_LAYOUT_H_
+#ifndef MXNET_OPERATOR_ONEDNN_ONEDNN_LAYOUT_H_
+#define MXNET_OPERATOR_ONEDNN_ONEDNN_LAYOUT_H_
 
 #if MXNET_USE_ONEDNN
 
@@ -17,7 +17,7 @@
 
 #include "mxnet/ndarray.h"
 #include "mxnet/storage.h"
-#include "operator/nn/onednn/onednn_base.h"
+#include "operator/onednn/onednn_base.h"
 
 namespace mxnet {
 namespace op {
@@ -116,4 +116,4 @@ class WeightOperand {
 }  // namespace mxnet
 
 #endif  // MXNET_USE_ONEDNN
-#endif  // MXNET_OPERATOR_NN_ONEDNN_ONEDNN_LAYOUT_H_
+#endif  // MXNET_OPERATOR_ONEDNN_ONEDNN_LAYOUT_H_

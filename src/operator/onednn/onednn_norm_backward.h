@@ -3,14 +3,14 @@
  * \brief What batch and layer normalization backward share: memory objects created
  *        without data (bound per call), and one executor for their common argument set.
  */
-#ifndef MXNET_OPERATOR_NN_ONEDNN_ONEDNN_NORM_BACKWARD_H_
-#define MXNET_OPERATOR_NN_ONEDNN_ONEDNN_NORM_BACKWARD_H_
+#ifndef MXNET_OPERATOR_ONEDNN_ONEDNN_NORM_BACKWARD_H_
+#define MXNET_OPERATOR_ONEDNN_ONEDNN_NORM_BACKWARD_H_
 
 #if MXNET_USE_ONEDNN
 
 #include <unordered_map>
 
-#include "operator/nn/onednn/onednn_base.h"
+#include "operator/onednn/onednn_base.h"
 
 namespace mxnet {
 namespace op {
@@ -54,4 +54,4 @@ inline void ExecuteNormBackward(const dnnl::primitive& prim, NormBackwardOperand
 }  // namespace mxnet
 
 #endif  // MXNET_USE_ONEDNN
-#endif  // MXNET_OPERATOR_NN_ONEDNN_ONEDNN_NORM_BACKWARD_H_
+#endif  // MXNET_OPERATOR_ONEDNN_ONEDNN_NORM_BACKWARD_H_

@@ -5,14 +5,14 @@
  *        with kWriteTo semantics unless it says otherwise; callers fall back to the plain
  *        kernels when a *Supported() check says no.
  */
-#ifndef MXNET_OPERATOR_NN_ONEDNN_ONEDNN_OPS_H_
-#define MXNET_OPERATOR_NN_ONEDNN_ONEDNN_OPS_H_
+#ifndef MXNET_OPERATOR_ONEDNN_ONEDNN_OPS_H_
+#define MXNET_OPERATOR_ONEDNN_ONEDNN_OPS_H_
 
 #if MXNET_USE_ONEDNN
 
 #include <vector>
 
-#include "operator/nn/onednn/onednn_base.h"
+#include "operator/onednn/onednn_base.h"
 
 namespace mxnet {
 namespace op {
@@ -86,4 +86,4 @@ void LayerNormBackward(const TBlob& dy, const TBlob& x, const float* gamma, cons
 }  // namespace mxnet
 
 #endif  // MXNET_USE_ONEDNN
-#endif  // MXNET_OPERATOR_NN_ONEDNN_ONEDNN_OPS_H_
+#endif  // MXNET_OPERATOR_ONEDNN_ONEDNN_OPS_H_

@@ -4,7 +4,7 @@
  */
 #if MXNET_USE_ONEDNN
 
-#include "operator/nn/onednn/onednn_conv_winograd.h"
+#include "operator/onednn/onednn_conv_winograd.h"
 
 #include <memory>
 #include <utility>
@@ -12,8 +12,8 @@
 
 #include "mxnet/env.h"
 #include "operator/nn/conv_winograd.h"
-#include "operator/nn/onednn/onednn_layout.h"
-#include "operator/nn/onednn/onednn_operand.h"
+#include "operator/onednn/onednn_layout.h"
+#include "operator/onednn/onednn_operand.h"
 
 namespace mxnet {
 namespace op {

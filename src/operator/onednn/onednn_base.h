@@ -10,8 +10,8 @@
  * cache hit allocates nothing. Outputs may stay blocked between oneDNN-aware ops instead
  * (onednn_layout.h; docs/architecture.md).
  */
-#ifndef MXNET_OPERATOR_NN_ONEDNN_ONEDNN_BASE_H_
-#define MXNET_OPERATOR_NN_ONEDNN_ONEDNN_BASE_H_
+#ifndef MXNET_OPERATOR_ONEDNN_ONEDNN_BASE_H_
+#define MXNET_OPERATOR_ONEDNN_ONEDNN_BASE_H_
 
 #if MXNET_USE_ONEDNN
 
@@ -204,4 +204,4 @@ class LayoutBridge {
 }  // namespace mxnet
 
 #endif  // MXNET_USE_ONEDNN
-#endif  // MXNET_OPERATOR_NN_ONEDNN_ONEDNN_BASE_H_
+#endif  // MXNET_OPERATOR_ONEDNN_ONEDNN_BASE_H_

@@ -7,8 +7,8 @@
 
 #include <cstring>
 
-#include "operator/nn/onednn/onednn_norm_backward.h"
-#include "operator/nn/onednn/onednn_ops.h"
+#include "operator/onednn/onednn_norm_backward.h"
+#include "operator/onednn/onednn_ops.h"
 
 namespace mxnet {
 namespace op {

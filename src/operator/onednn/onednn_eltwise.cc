@@ -9,9 +9,9 @@
 #include <cstring>
 #include <memory>
 
-#include "operator/nn/onednn/onednn_layout.h"
-#include "operator/nn/onednn/onednn_operand.h"
-#include "operator/nn/onednn/onednn_ops.h"
+#include "operator/onednn/onednn_layout.h"
+#include "operator/onednn/onednn_operand.h"
+#include "operator/onednn/onednn_ops.h"
 
 namespace mxnet {
 namespace op {

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "operator/nn/fc_gemv.h"
-#include "operator/nn/onednn/onednn_layout.h"
-#include "operator/nn/onednn/onednn_ops.h"
+#include "operator/onednn/onednn_layout.h"
+#include "operator/onednn/onednn_ops.h"
 
 namespace mxnet {
 namespace op {

@@ -4,7 +4,7 @@
  */
 #if MXNET_USE_ONEDNN
 
-#include "operator/nn/onednn/onednn_same_layout.h"
+#include "operator/onednn/onednn_same_layout.h"
 
 namespace mxnet {
 namespace op {

@@ -5,8 +5,8 @@
  */
 #if MXNET_USE_ONEDNN
 
-#include "operator/nn/onednn/onednn_norm_backward.h"
-#include "operator/nn/onednn/onednn_ops.h"
+#include "operator/onednn/onednn_norm_backward.h"
+#include "operator/onednn/onednn_ops.h"
 
 namespace mxnet {
 namespace op {

@@ -4,7 +4,7 @@
  */
 #if MXNET_USE_ONEDNN
 
-#include "operator/nn/onednn/onednn_base.h"
+#include "operator/onednn/onednn_base.h"
 
 #include <atomic>
 #include <cstring>

@@ -4,7 +4,7 @@
  */
 #if MXNET_USE_ONEDNN
 
-#include "operator/nn/onednn/onednn_concat.h"
+#include "operator/onednn/onednn_concat.h"
 
 #include <algorithm>
 #include <atomic>
@@ -12,7 +12,7 @@
 #include <unordered_map>
 #include <utility>
 
-#include "operator/nn/onednn/onednn_layout.h"
+#include "operator/onednn/onednn_layout.h"
 #include "operator/tensor/join_split.h"
 
 namespace mxnet {
