@@ -1,8 +1,9 @@
 /*!
  * \file env.h
  * \brief The environment-variable registry: every MXNET_/NNVM_/DMLC_ variable the
- *        runtime knows is declared once in src/env/env_vars.def, parsed and validated
- *        once at library load, and read through the typed accessors below.
+ *        runtime knows is declared once in mxnet/env_vars.def (beside this header, as the
+ *        Var enum below is made from it), parsed and validated once at library load by
+ *        src/env, and read through the typed accessors below.
  */
 #ifndef MXNET_ENV_H_
 #define MXNET_ENV_H_
@@ -33,7 +34,7 @@ enum class Section {
 /*! \brief Identifier of every registered variable, generated from env_vars.def. */
 enum class Var : int {
 #define MXNET_ENV_VAR(name, type, def, allowed, section, acted, mutable_, doc) name,
-#include "../../src/env/env_vars.def"
+#include "mxnet/env_vars.def"
 #undef MXNET_ENV_VAR
   kCount
 };

@@ -9,10 +9,6 @@
 namespace mxnet {
 namespace capi {
 
-std::atomic<const ApiCallHook*> g_api_call_hook{nullptr};
-
-void SetApiCallHook(const ApiCallHook* hook) { g_api_call_hook.store(hook); }
-
 namespace {
 std::string& LastError() {
   thread_local std::string text;

@@ -2,24 +2,17 @@
  * \file api_guard.h
  * \brief The pair of macros around every C API entry: nothing thrown crosses the C
  *        boundary, a load-time configuration error fails every call, and the profiler
- *        can observe API calls through a hook that costs one load when unused.
+ *        can observe API calls through its hooks, which cost one load when unused.
  */
 #ifndef MXNET_C_API_API_GUARD_H_
 #define MXNET_C_API_API_GUARD_H_
 
-#include <atomic>
 #include <string>
+
+#include "profiler/api_call_hooks.h"
 
 namespace mxnet {
 namespace capi {
-
-/*! \brief Observer of API calls (the profiler installs one). */
-struct ApiCallHook {
-  void (*on_begin)(const char* api_name);
-  void (*on_end)(const char* api_name);
-};
-void SetApiCallHook(const ApiCallHook* hook);
-extern std::atomic<const ApiCallHook*> g_api_call_hook;
 
 /*! \brief Throws the error recorded while loading the library, if any. */
 void CheckLoaded();
@@ -31,7 +24,7 @@ const char* LastErrorText();
 
 class ApiCallScope {
  public:
-  explicit ApiCallScope(const char* name) : name_(name), hook_(g_api_call_hook.load(std::memory_order_relaxed)) {
+  explicit ApiCallScope(const char* name) : name_(name), hook_(profiler::ActiveApiCallHooks()) {
     if (hook_) hook_->on_begin(name_);
   }
   ~ApiCallScope() {
@@ -40,7 +33,7 @@ class ApiCallScope {
 
  private:
   const char* name_;
-  const ApiCallHook* hook_;
+  const profiler::ApiCallHooks* hook_;
 };
 
 /*!

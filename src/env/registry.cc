@@ -23,7 +23,7 @@ using ::mxnet::env::Type;
 const Spec kSpecs[] = {
 #define MXNET_ENV_VAR(name, type, def, allowed, section, acted, mutable_, doc) \
   {#name, type, def, allowed, section, acted, mutable_, doc},
-#include "env_vars.def"
+#include "mxnet/env_vars.def"
 #undef MXNET_ENV_VAR
 };
 constexpr int kNumVars = static_cast<int>(Var::kCount);

@@ -6,9 +6,9 @@
 #include <cstdio>
 #include <memory>
 
-#include "c_api/api_guard.h"
 #include "mxnet/engine.h"
 #include "mxnet/storage.h"
+#include "profiler/api_call_hooks.h"
 #include "profiler/categories.h"
 #include "profiler/clock.h"
 #include "profiler/devices.h"
@@ -163,13 +163,15 @@ void OnApiEnd(const char* api_name) {
   RecordDuration(RecordKind::kApiCall, kApiCategory, 0, api_name, start, NowTicks());
   RecordCounter(kApiCategory, "MXNet C API Concurrency", concurrency);
 }
-const capi::ApiCallHook kApiHook{&OnApiBegin, &OnApiEnd};
+const ApiCallHooks kApiHooks{&OnApiBegin, &OnApiEnd};
 }  // namespace
+
+std::atomic<const ApiCallHooks*> g_api_call_hooks{nullptr};
 
 void InstallHooks(uint32_t mode) {
   Engine::SetOprHooks((mode & (kImperative | kSymbolic)) ? &kOprHooks : nullptr);
   Storage::SetAllocHooks((mode & kMemory) ? &kAllocHooks : nullptr);
-  capi::SetApiCallHook((mode & kApi) ? &kApiHook : nullptr);
+  g_api_call_hooks.store((mode & kApi) ? &kApiHooks : nullptr);
 }
 
 void ResetMemoryCounters() {

@@ -320,10 +320,19 @@ def _from_raw_bytes(raw):
     return NDArray(h)
 
 
+# Runs a registered op by name for the methods above. .register builds the op functions on
+# top of NDArray, so it imports this module and installs its invoker here, not the reverse.
+_invoke_by_name = None
+
+
+def _set_op_invoker(invoke_by_name):
+    global _invoke_by_name
+    _invoke_by_name = invoke_by_name
+
+
 def _op(name, *args, **kwargs):
     """Calls a registered op by name (the generated functions' common path)."""
-    from .register import invoke_by_name
-    return invoke_by_name(name, args, kwargs)
+    return _invoke_by_name(name, args, kwargs)
 
 
 def empty(shape, ctx=None, dtype=None):

@@ -4,7 +4,7 @@ import ctypes
 from .. import _registry
 from ..base import _LIB, NDArrayHandle, check_call, c_str_array, _Null
 from ..context import current_context
-from .ndarray import CSRHandleError, NDArray
+from .ndarray import CSRHandleError, NDArray, _set_op_invoker
 
 # Shared with mx.sym (one reading of the registry for both front ends); the old private
 # names stay importable for the modules that use them.
@@ -123,6 +123,9 @@ def _make_function(info, func_name):
 
 def invoke_by_name(name, args, kwargs):
     return _call(_registry.info_by_name(name), args, dict(kwargs))
+
+
+_set_op_invoker(invoke_by_name)  # NDArray's methods call ops through it
 
 
 def populate(root):
