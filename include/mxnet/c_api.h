@@ -191,6 +191,17 @@ MXNET_DLL int MXNDArrayLoadFromRawBytes(const void* buf, size_t size, NDArrayHan
 MXNET_DLL int MXIsNumpyShape(int* curr);
 MXNET_DLL int MXSetIsNumpyShape(int is_np_shape, int* prev);
 
+/* ---- kernel lists (src/c_api/c_api_kernels.cc) ---- */
+/*! \brief An op's implementations on a device (1 cpu, 2 gpu) in dispatch order, with their tags ("a,b"). */
+MXNET_DLL int MXKernelListImplementations(const char* op_name, int dev_type, mx_uint* out_size,
+                                          const char*** out_names, const char*** out_tags);
+/*! \brief Replaces the force / exclude rules (MXNET_KERNEL_FORCE / MXNET_KERNEL_EXCLUDE syntax). */
+MXNET_DLL int MXKernelSetRules(const char* force, const char* exclude);
+MXNET_DLL int MXKernelGetRules(const char** force, const char** exclude);
+/*! \brief Records (op, implementation) of every kernel run until MXKernelTraceStop returns them. */
+MXNET_DLL int MXKernelTraceStart();
+MXNET_DLL int MXKernelTraceStop(mx_uint* out_size, const char*** out_ops, const char*** out_impls);
+
 /* ---- operators and imperative invoke (src/c_api/c_api_imperative.cc) ---- */
 MXNET_DLL int MXListAllOpNames(mx_uint* out_size, const char*** out_array);
 MXNET_DLL int NNGetOpHandle(const char* op_name, OpHandle* op_out);

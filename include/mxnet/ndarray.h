@@ -17,7 +17,7 @@
 
 #include "mxnet/base.h"
 #include "mxnet/engine.h"
-#include "mxnet/op.h"
+#include "mxnet/graph_node.h"
 #include "mxnet/storage.h"
 #include "mxnet/tensor.h"
 
@@ -35,6 +35,11 @@ class OpaqueLayout {
   virtual ~OpaqueLayout() = default;
   /*! \brief Writes the data in plain row-major layout to dst (the chunk's own memory). */
   virtual void ToPlain(void* dst) const = 0;
+  /*! \brief The format in a few characters ("aBcd16b"): kernel choices are cached by it and logs print it. */
+  virtual const std::string& Describe() const {
+    static const std::string kOpaque("opaque");
+    return kOpaque;
+  }
 };
 
 class NDArray {

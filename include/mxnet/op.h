@@ -1,10 +1,12 @@
 /*!
  * \file op.h
- * \brief The operator registry: ONE registration per operator serves imperative calls
- *        (mx.nd), autograd, and graph nodes (symbol, CachedOp). A registration carries
- *        name/aliases, input/output counts, parameters (dmlc::Parameter), shape and dtype
- *        inference, a kernel per device, in-place hints, resource requests, docs and the
- *        gradient as a composition of registered ops (nnvm's FGradient).
+ * \brief The operator registry: ONE registration per operator serves imperative calls (mx.nd),
+ *        autograd, and graph nodes (symbol, CachedOp). A registration carries name/aliases,
+ *        input/output counts, parameters (dmlc::Parameter), shape and dtype inference, the
+ *        reference kernel per device (more implementations join its kernel list, op_kernel.h),
+ *        in-place hints, resource requests, docs and the gradient as a composition of
+ *        registered ops (nnvm's FGradient). The node and kernel signatures live in graph_node.h,
+ *        op_context.h and op_kernel.h; the dispatcher in src/operator/kernel_dispatch.h.
  *
  * Worked example: a unary op with its gradient (see src/operator/tensor/ for real ones).
  *
@@ -41,7 +43,6 @@
 
 #include <dmlc/parameter.h>
 
-#include <any>
 #include <cstdint>
 #include <functional>
 #include <istream>
@@ -52,147 +53,14 @@
 #include <vector>
 
 #include "mxnet/base.h"
-#include "mxnet/engine.h"
 #include "mxnet/error.h"
-#include "mxnet/storage.h"
+#include "mxnet/graph_node.h"
+#include "mxnet/op_context.h"
+#include "mxnet/op_kernel.h"
 #include "mxnet/tensor.h"
 
 namespace mxnet {
 namespace op {
-
-class Op;
-struct Node;
-using NodePtr = std::shared_ptr<Node>;
-
-/*! \brief How a kernel must write an output (MXNet's OpReqType). */
-enum OpReqType { kNullOp = 0, kWriteTo = 1, kWriteInplace = 2, kAddTo = 3 };
-
-/*! \brief Writes v into *out according to req; the one place kernels handle kAddTo. */
-template <typename DType, typename V>
-inline void AssignReq(DType* out, OpReqType req, V v) {
-  if (req == kAddTo) {
-    *out = static_cast<DType>(*out + static_cast<DType>(v));  // half/bf16 add in float
-  } else if (req != kNullOp) {
-    *out = static_cast<DType>(v);
-  }
-}
-
-/*! \brief What an op asks the runtime for besides its inputs and outputs. */
-struct ResourceRequest {
-  enum Type {
-    kTempSpace,      // scratch memory valid for one kernel run, from the storage pools
-    kRandom,         // the device's seeded random stream (see RandomStream)
-    kParallelRandom  // same stream; kept distinct for MXNet parity (ops may ask either)
-  };
-  Type type;
-  ResourceRequest(Type t) : type(t) {}  // NOLINT(runtime/explicit)
-};
-
-/*!
- * \brief A counter-based (Philox4x32-10) random stream. Every kernel launch gets a disjoint
- *        range of element counters reserved at push time on the pushing thread, so the
- *        numbers depend only on the seed and the push order, never on thread counts,
- *        engine type or MXNET_CPU_PARALLEL_RAND_COPY. Element i of a launch draws from its
- *        own sub-stream: any number of draws, any thread, same values. Philox counter =
- *        (draw, launch, element), key = seed.
- */
-class RandomStream {
- public:
-  RandomStream() = default;
-  /*! \brief key: from the device seed; launch: this launch's number since seeding. */
-  RandomStream(uint64_t key, uint32_t launch) : key_(key), launch_(launch) {}
-  /*! \brief Draws for element i of this launch; each call of the result gives the next value. */
-  class Element {
-   public:
-    Element(uint64_t key, uint32_t launch, uint64_t elem) : key_(key), elem_(elem), launch_(launch) {}
-    uint32_t NextU32();
-    /*! \brief Uniform in [0, 1) with 24 (float) or 53 (double) random bits. */
-    float UniformF() { return (NextU32() >> 8) * (1.0f / 16777216.0f); }
-    double UniformD() {
-      const uint64_t a = NextU32() >> 5, b = NextU32() >> 6;
-      return (a * 67108864.0 + b) * (1.0 / 9007199254740992.0);
-    }
-    /*! \brief Standard normal (Box-Muller, both values consumed from fresh draws). */
-    double Normal();
-
-   private:
-    uint64_t key_, elem_;
-    uint32_t launch_, draw_{0};
-    uint32_t buf_[4]{};
-    int left_{0};
-  };
-  Element ForElement(int64_t i) const { return Element(key_, launch_, static_cast<uint64_t>(i)); }
-
- private:
-  uint64_t key_{0};
-  uint32_t launch_{0};
-};
-
-/*! \brief Scratch memory of one kernel launch; returned to the pool when the launch ends. */
-struct TempSpace {
-  Storage::Handle handle;
-  TempSpace() = default;
-  TempSpace(const TempSpace&) = delete;
-  TempSpace& operator=(const TempSpace&) = delete;
-  ~TempSpace();
-};
-
-/*! \brief A granted resource, in the order the op requested them. */
-struct Resource {
-  ResourceRequest::Type type{ResourceRequest::kTempSpace};
-  Context ctx;
-  /*! \brief kTempSpace: scratch memory of at least `bytes`; valid until the kernel returns. */
-  void* GetSpace(size_t bytes) const;
-  /*! \brief kRandom / kParallelRandom: this launch's stream. */
-  RandomStream random;
-  /*! \brief Internal: the per-launch scratch allocation, filled on first GetSpace. */
-  std::shared_ptr<TempSpace> space;
-};
-
-/*! \brief Everything a kernel knows about the call besides data. */
-struct OpContext {
-  bool is_train{false};
-  RunContext run_ctx;
-  std::vector<Resource> requested;
-};
-
-/*! \brief Parameters of one node: the raw strings (kept for symbol JSON) and the parsed struct. */
-struct NodeAttrs {
-  const Op* op{nullptr};
-  std::string name;
-  std::unordered_map<std::string, std::string> dict;
-  std::any parsed;
-
-  template <typename P>
-  const P& get() const {
-    return std::any_cast<const P&>(parsed);
-  }
-};
-
-/*! \brief One output of a node. version: the array's write count when it was recorded. */
-struct NodeEntry {
-  NodePtr node;
-  uint32_t index{0};
-  uint32_t version{0};
-};
-
-/*!
- * \brief A node of a computation graph: op + attrs + inputs. A variable has op == nullptr.
- *        Autograd's tape and the later symbolic graph both use this type, and FGradient
- *        returns entries of new nodes built with MakeNode.
- */
-struct Node {
-  NodeAttrs attrs;
-  std::vector<NodeEntry> inputs;
-  /*! \brief Nodes that must run before this one without a data edge (graph passes). */
-  std::vector<NodePtr> control_deps;
-  /*! \brief Owner-defined payload (autograd stores the saved arrays here). */
-  std::shared_ptr<void> info;
-
-  const Op* op() const { return attrs.op; }
-  bool is_variable() const { return attrs.op == nullptr; }
-  static NodePtr Create() { return std::make_shared<Node>(); }
-};
 
 // ---- attribute function types -------------------------------------------------------
 using FNumInOut = std::function<uint32_t(const NodeAttrs&)>;
@@ -201,8 +69,6 @@ using FAttrParser = std::function<void(NodeAttrs*)>;
 /*! \brief Fill unknown entries of in/out; return true when all are known. Throw on conflict. */
 using FInferShape = std::function<bool(const NodeAttrs&, std::vector<TShape>* in, std::vector<TShape>* out)>;
 using FInferType = std::function<bool(const NodeAttrs&, std::vector<int>* in, std::vector<int>* out)>;
-using FCompute = std::function<void(const NodeAttrs&, const OpContext&, const std::vector<TBlob>& inputs,
-                                    const std::vector<OpReqType>& req, const std::vector<TBlob>& outputs)>;
 /*! \brief (input index, output index) pairs that may share memory. */
 using InplacePairs = std::vector<std::pair<int, int>>;
 using FInplaceOption = std::function<InplacePairs(const NodeAttrs&)>;
@@ -232,7 +98,8 @@ class Op {
   FAttrParser attr_parser;
   FInferShape infer_shape;
   FInferType infer_type;
-  std::unordered_map<int, FCompute> compute;  // by Context::DeviceType
+  /*! \brief The reference (plain) kernel by Context::DeviceType; see Kernels() for the list. */
+  std::unordered_map<int, FCompute> compute;
   FInplaceOption inplace_option;
   /*! \brief Per output: true if writing it in place equals the input (identity-like ops). */
   std::function<std::vector<bool>(const NodeAttrs&)> inplace_identity;
@@ -246,13 +113,15 @@ class Op {
   FMutateInputs aux_inputs;
   FGradient gradient;
   /*!
-   * \brief Whether the CPU kernel reads inputs held in a backend layout (NDArray's
-   *        OpaqueLayout) itself; the imperative layer then passes their blobs without
-   *        converting them (NDArray::data_keep_layout). Other ops always see plain data.
+   * \brief Whether the reference kernel itself reads inputs held in a backend layout (NDArray's
+   *        OpaqueLayout); kernels in the list declare it per implementation (KernelLayouts).
    */
   bool accepts_opaque_layout{false};
   /*! \brief Dense index in the registry (fast per-op tables elsewhere). */
   uint32_t index{0};
+  /*! \brief Built on first use from the reference kernels and the registered implementations. */
+  mutable std::unordered_map<int, KernelList> kernel_lists;
+  mutable std::unordered_map<int, KernelImpl> reference_kernels;
 
   // ---- builder (returns *this to chain) ----
   Op& describe(const std::string& doc);
@@ -289,10 +158,13 @@ class Op {
   /*! \brief Declared input names (the NDArray-or-Symbol arguments), or arg0.. for variadic ops. */
   std::vector<std::string> InputNames(const NodeAttrs& a) const;
   std::vector<std::string> OutputNames(const NodeAttrs& a) const;
+  /*! \brief The reference kernel on dev; nullptr when the op has none there. */
   const FCompute* GetCompute(Context::DeviceType dev) const {
     auto it = compute.find(dev == Context::kGPU ? Context::kGPU : Context::kCPU);
     return it == compute.end() ? nullptr : &it->second;
   }
+  /*! \brief The implementations on dev in dispatch order (empty when the op has none there). */
+  const KernelList& Kernels(Context::DeviceType dev) const;
   /*! \brief The op's own entry by name or alias; nullptr when absent. */
   static const Op* Find(const std::string& name);
   /*! \brief As Find, but throws "Cannot find operator <name>" (ValueError). */

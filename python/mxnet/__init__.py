@@ -6,6 +6,7 @@ from . import error
 from . import context
 from .context import Context, current_context, cpu, gpu, cpu_pinned
 from . import runtime
+from . import kernels
 from . import ndarray
 from . import ndarray as nd
 from . import autograd

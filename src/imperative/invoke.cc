@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "mxnet/imperative.h"
+#include "operator/kernel_dispatch.h"
 
 namespace mxnet {
 namespace imperative {
@@ -150,8 +151,8 @@ void Invoke(Context default_ctx, std::shared_ptr<const op::NodeAttrs> shared_att
   for (size_t i = 0; i < nin; ++i)
     MX_CHECK_KIND(!inputs[i]->is_none(), "ValueError") << op->name << ": input " << i << " is an empty (none) array";
   const Context ctx = ResolveContext(default_ctx, attrs, inputs);
-  const op::FCompute* fcompute = op->GetCompute(ctx.dev_type);
-  MX_CHECK_KIND(fcompute != nullptr, "ValueError")
+  const op::KernelList& kernels = op->Kernels(ctx.dev_type);
+  MX_CHECK_KIND(!kernels.impls.empty(), "ValueError")
       << op->name << ": no kernel for " << ctx.ToString() << (ctx.dev_type == Context::kGPU ? " (built without CUDA)" : "");
 
   if (planned) {
@@ -220,14 +221,14 @@ void Invoke(Context default_ctx, std::shared_ptr<const op::NodeAttrs> shared_att
   }
   std::vector<NDArray> in_copy(nin);
   for (uint32_t i = 0; i < nin; ++i) in_copy[i] = inputs[i]->Detach();
-  const op::FCompute fn = *fcompute;
-  const bool keep_layout = op->accepts_opaque_layout;
+  const bool keep_layout = kernels.any_layouts;
+  const Context::DeviceType dev = ctx.dev_type;
   // Inputs this op writes (mutate_inputs) lose their cached layout copies like outputs do.
   std::vector<bool> in_written(nin);
   for (uint32_t i = 0; i < nin; ++i)
     in_written[i] = std::find(writes.begin(), writes.end(), inputs[i]->var()) != writes.end();
   Engine::Get()->PushSync(
-      [fn, shared_attrs, opctx, in_copy, run_out, req, keep_layout, in_written](RunContext rctx) mutable {
+      [op, dev, shared_attrs, opctx, in_copy, run_out, req, keep_layout, in_written](RunContext rctx) mutable {
         std::vector<TBlob> ib(in_copy.size()), ob(run_out.size());
         // Ops that read backend (oneDNN blocked) layouts get their inputs unconverted; every
         // other kernel sees plain data. All kernels get the arrays through KernelArrays, so they
@@ -257,7 +258,7 @@ void Invoke(Context default_ctx, std::shared_ptr<const op::NodeAttrs> shared_att
         {
           const KernelArrays arrays{&in_copy, &run_out, &ib, &ob, keep_layout};
           KernelArraysScope scope(&arrays);
-          fn(*shared_attrs, opctx, ib, req, ob);
+          op::RunKernel(*op, dev, *shared_attrs, opctx, &ib, req, &ob);
         }
         for (size_t i = 0; i < run_out.size(); ++i) {
           if (inplace_layout[i] && run_out[i].opaque_layout() == inplace_layout[i])

@@ -17,8 +17,10 @@
 #include <string>
 #include <vector>
 
+#include "mxnet/env.h"
 #include "mxnet/ndarray.h"
 #include "operator/common/broadcast_util.h"
+#include "operator/kernel_dispatch.h"
 #include "operator/nn/conv_fused_attrs.h"
 #include "operator/nn/nn_util.h"
 #include "operator/onednn/onednn_conv.h"
@@ -123,7 +125,15 @@ bool RunOneDNN(const ConvFusedAttrs& f, const OpContext& ctx, const std::vector<
     post.sum_input = 3;
   }
   if (f.with_act) post.eltwise.push_back({alg, 0.f, 0.f});
-  onednn::ConvForward(g, cl, ctx.is_train, blobs[0], blobs[1], w.has_bias ? &blobs[2] : nullptr, y, post);
+  onednn::ConvFwdPath path = onednn::ConvFwdPath::kPrimitive;
+  for (onednn::ConvFwdPath c : {onednn::ConvFwdPath::kWinograd, onednn::ConvFwdPath::kFewChannel}) {
+    if (c == onednn::ConvFwdPath::kWinograd && !env::GetBool(env::Var::MXNET_CPU_WINOGRAD_CONV)) continue;
+    if (onednn::ConvForwardTakes(c, g, cl, ctx.is_train, blobs[0].type_flag_, w.has_bias, post)) {
+      path = c;
+      break;
+    }
+  }
+  onednn::ConvForward(path, g, cl, ctx.is_train, blobs[0], blobs[1], w.has_bias ? &blobs[2] : nullptr, y, post);
   return true;
 }
 #endif
@@ -149,7 +159,10 @@ void RunUnfused(const ConvFusedAttrs& f, const OpContext& ctx, const std::vector
   const NodeAttrs& conv = w.folded ? f.conv_folded : f.conv;
   std::vector<TBlob> conv_in{in[s.data], w.weight};
   if (w.has_bias) conv_in.push_back(w.bias);
-  const FCompute& conv_fn = *Op::Get("Convolution")->GetCompute(Context::kCPU);
+  auto conv_fn = [](const NodeAttrs& a, const OpContext& c, const std::vector<TBlob>& i,
+                    const std::vector<OpReqType>& r, const std::vector<TBlob>& o) {
+    RunKernelPlain(*Op::Get("Convolution"), Context::kCPU, a, c, i, r, o);
+  };
   if (s.sum < 0) {
     conv_fn(conv, ctx, conv_in, {kWriteTo}, {y});
   } else if (SumInPlace(f, in, w, y)) {  // the convolution accumulates onto a copy of the sum

@@ -154,5 +154,20 @@ ConvGeom MakeDeconvGeom(const NodeAttrs& attrs, const DeconvolutionParam& p, con
   return g;
 }
 
+DeconvSetup MakeDeconvSetup(const NodeAttrs& attrs, const TShape& data) {
+  const auto& p = attrs.get<DeconvolutionParam>();
+  DeconvSetup s;
+  s.cl = ChannelLast(p.layout);
+  const TShape x = ToChannelFirst(data, s.cl);
+  DeconvResolve(attrs, p, x, &s.out, &s.pad, &s.adj);
+  s.g = MakeDeconvGeom(attrs, p, x);
+  return s;
+}
+
+ConvGeom ConvGeomOf(const NodeAttrs& attrs, const TShape& data) {
+  const auto& p = attrs.get<ConvolutionParam>();
+  return MakeConvGeom(attrs, p, ToChannelFirst(data, ChannelLast(p.layout)));
+}
+
 }  // namespace op
 }  // namespace mxnet

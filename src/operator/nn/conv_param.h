@@ -124,6 +124,17 @@ void DeconvResolve(const NodeAttrs& attrs, const DeconvolutionParam& p, const TS
 /*! \brief The convolution a Deconvolution transposes: C = deconv output channels. */
 ConvGeom MakeDeconvGeom(const NodeAttrs& attrs, const DeconvolutionParam& p, const TShape& x_cf);
 
+/*! \brief Everything a Deconvolution kernel needs: the convolution it transposes and its sizes. */
+struct DeconvSetup {
+  ConvGeom g;
+  std::vector<int64_t> out, pad, adj;
+  bool cl;
+};
+/*! \brief The setup of a Deconvolution node for data of shape `data` (in the node's layout). */
+DeconvSetup MakeDeconvSetup(const NodeAttrs& attrs, const TShape& data);
+/*! \brief The geometry of a Convolution node for data of shape `data` (in the node's layout). */
+ConvGeom ConvGeomOf(const NodeAttrs& attrs, const TShape& data);
+
 }  // namespace op
 }  // namespace mxnet
 

@@ -1,16 +1,16 @@
 /*!
  * \file convolution.cc
  * \brief Convolution (1-D/2-D/3-D, groups, dilation, NC* and N*C layouts) and its
- *        `_backward_Convolution`: oneDNN when enabled and the problem fits, else the plain
- *        im2col + OpenBLAS kernels (the reference).
+ *        `_backward_Convolution`, with their reference kernels (im2col + OpenBLAS). The oneDNN,
+ *        Winograd, few-channel and channel-last kernels join the lists from
+ *        onednn/onednn_conv_kernels.cc.
  */
 #include <string>
 #include <vector>
 
 #include "operator/nn/conv_plain.h"
+#include "operator/kernel_dispatch.h"
 #include "operator/nn/half_via_float.h"
-#include "operator/onednn/onednn_conv.h"
-#include "operator/onednn/onednn_layout.h"
 
 namespace mxnet {
 namespace op {
@@ -64,19 +64,12 @@ void ConvolutionCompute(const NodeAttrs& attrs, const OpContext& ctx, const std:
   const bool cl = ChannelLast(p.layout);
   const ConvGeom g = MakeConvGeom(attrs, p, ToChannelFirst(in[0].shape_, cl));
   const TBlob* bias = p.no_bias ? nullptr : &in[2];
-#if MXNET_USE_ONEDNN
-  if (onednn::Enabled() && onednn::ConvSupported(g, in[0].type_flag_)) {
-    onednn::PostOps post;
-    if (req[0] == kAddTo) post.sum_scale = 1.f;
-    onednn::ConvForward(g, cl, ctx.is_train, in[0], in[1], bias, out[0], post);
-    return;
-  }
-  onednn::PlainInputs();  // the paths below read plain memory (the op accepts blocked inputs)
-#endif
-  // float16 (and bfloat16 without oneDNN) widen to float32: see half_via_float.h.
+  // float16 (and bfloat16 where oneDNN has no kernel) widen to float32 (half_via_float.h).
   if (IsHalfType(in[0].type_flag_)) {
     return ComputeInFloat32(in, req, out, [&](const std::vector<TBlob>& i, const std::vector<OpReqType>& r,
-                                              const std::vector<TBlob>& o) { ConvolutionCompute(attrs, ctx, i, r, o); });
+                                              const std::vector<TBlob>& o) {
+      RunKernelPlain(*Op::Get("Convolution"), Context::kCPU, attrs, ctx, i, r, o);  // the float32 list
+    });
   }
   MXNET_GEMM_TYPE_SWITCH(in[0].type_flag_, "Convolution", D,
                          { PlainConvForward<D>(g, cl, in[0], in[1], bias, out[0], req[0], ctx.requested[0]); });
@@ -90,18 +83,12 @@ void ConvolutionBackward(const NodeAttrs& attrs, const OpContext& ctx, const std
   const TBlob* dx = req[0] != kNullOp ? &out[0] : nullptr;
   const TBlob* dw = req[1] != kNullOp ? &out[1] : nullptr;
   const TBlob* db = !p.no_bias && req[2] != kNullOp ? &out[2] : nullptr;
-#if MXNET_USE_ONEDNN
-  // oneDNN's backward primitives overwrite; accumulation (kAddTo) takes the plain path.
-  if (onednn::Enabled() && onednn::ConvSupported(g, in[1].type_flag_) && !AnyAddTo(req)) {
-    onednn::ConvBackward(g, cl, in[0], in[1], in[2], dx, dw, db);
-    return;
-  }
-  onednn::PlainInputs();  // the paths below read plain memory (the op accepts blocked inputs)
-#endif
-  // float16 (and bfloat16 without oneDNN) widen to float32: see half_via_float.h.
+  // float16 (and bfloat16 where oneDNN has no kernel) widen to float32 (half_via_float.h).
   if (IsHalfType(in[1].type_flag_)) {
     return ComputeInFloat32(in, req, out, [&](const std::vector<TBlob>& i, const std::vector<OpReqType>& r,
-                                              const std::vector<TBlob>& o) { ConvolutionBackward(attrs, ctx, i, r, o); });
+                                              const std::vector<TBlob>& o) {
+      RunKernelPlain(*Op::Get("_backward_Convolution"), Context::kCPU, attrs, ctx, i, r, o);  // the float32 list
+    });
   }
   MXNET_GEMM_TYPE_SWITCH(in[1].type_flag_, "_backward_Convolution", D, {
     PlainConvBackward<D>(g, cl, in[0], in[1], in[2], dx, dw, db, req, ctx.requested[0]);
@@ -126,7 +113,6 @@ MXNET_REGISTER_OP(Convolution)
     .set_infer_type(ElemwiseType)
     .set_resource_request(std::vector<ResourceRequest>{ResourceRequest::kTempSpace})
     .set_compute(Context::kCPU, ConvolutionCompute)
-    .set_accepts_opaque_layout(true)
     .set_gradient([](const NodePtr& n, const std::vector<NodeEntry>& og) {
       return MakeNodeOutputs("_backward_Convolution", n->attrs.name + "_backward",
                              {og[0], n->inputs[0], n->inputs[1]}, n->attrs.dict);
@@ -144,8 +130,7 @@ MXNET_REGISTER_OP(_backward_Convolution)
     .set_infer_shape(BackwardShape)
     .set_infer_type(ElemwiseType)
     .set_resource_request(std::vector<ResourceRequest>{ResourceRequest::kTempSpace})
-    .set_compute(Context::kCPU, ConvolutionBackward)
-    .set_accepts_opaque_layout(true);
+    .set_compute(Context::kCPU, ConvolutionBackward);
 
 }  // namespace op
 }  // namespace mxnet

@@ -2,34 +2,21 @@
  * \file deconvolution.cc
  * \brief Deconvolution (transposed convolution) with adj and target_shape, and
  *        `_backward_Deconvolution`. The kernels are the convolution's with forward and
- *        backward-data swapped (see MakeDeconvGeom); oneDNN when enabled and expressible.
+ *        backward-data swapped (see MakeDeconvGeom). These are the reference kernels; oneDNN's
+ *        join the kernel lists from onednn/onednn_conv_kernels.cc.
  */
 #include <string>
 #include <vector>
 
 #include "operator/nn/conv_plain.h"
+#include "operator/kernel_dispatch.h"
 #include "operator/nn/half_via_float.h"
-#include "operator/onednn/onednn_conv.h"
 
 namespace mxnet {
 namespace op {
 namespace {
 
-struct DeconvSetup {
-  ConvGeom g;
-  std::vector<int64_t> out, pad, adj;
-  bool cl;
-};
-
-DeconvSetup Setup(const NodeAttrs& attrs, const TShape& data) {
-  const auto& p = attrs.get<DeconvolutionParam>();
-  DeconvSetup s;
-  s.cl = ChannelLast(p.layout);
-  const TShape x = ToChannelFirst(data, s.cl);
-  DeconvResolve(attrs, p, x, &s.out, &s.pad, &s.adj);
-  s.g = MakeDeconvGeom(attrs, p, x);
-  return s;
-}
+DeconvSetup Setup(const NodeAttrs& attrs, const TShape& data) { return MakeDeconvSetup(attrs, data); }
 
 bool DeconvolutionShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
   const auto& p = attrs.get<DeconvolutionParam>();
@@ -62,18 +49,12 @@ void DeconvolutionCompute(const NodeAttrs& attrs, const OpContext& ctx, const st
   const auto& p = attrs.get<DeconvolutionParam>();
   const DeconvSetup s = Setup(attrs, in[0].shape_);
   const TBlob* bias = p.no_bias ? nullptr : &in[2];
-#if MXNET_USE_ONEDNN
-  if (onednn::Enabled() && onednn::DeconvSupported(s.g, s.adj, in[0].type_flag_)) {
-    onednn::PostOps post;
-    if (req[0] == kAddTo) post.sum_scale = 1.f;
-    onednn::DeconvForward(s.g, s.adj, s.cl, ctx.is_train, in[0], in[1], bias, out[0], post);
-    return;
-  }
-#endif
-  // float16 (and bfloat16 without oneDNN) widen to float32: see half_via_float.h.
+  // float16 (and bfloat16 where oneDNN has no kernel) widen to float32 (half_via_float.h).
   if (IsHalfType(in[0].type_flag_)) {
     return ComputeInFloat32(in, req, out, [&](const std::vector<TBlob>& i, const std::vector<OpReqType>& r,
-                                              const std::vector<TBlob>& o) { DeconvolutionCompute(attrs, ctx, i, r, o); });
+                                              const std::vector<TBlob>& o) {
+      RunKernelPlain(*Op::Get("Deconvolution"), Context::kCPU, attrs, ctx, i, r, o);  // the float32 list
+    });
   }
   MXNET_GEMM_TYPE_SWITCH(in[0].type_flag_, "Deconvolution", D,
                          { PlainDeconvForward<D>(s.g, s.cl, in[0], in[1], bias, out[0], req[0], ctx.requested[0]); });
@@ -86,16 +67,12 @@ void DeconvolutionBackward(const NodeAttrs& attrs, const OpContext& ctx, const s
   const TBlob* dx = req[0] != kNullOp ? &out[0] : nullptr;
   const TBlob* dw = req[1] != kNullOp ? &out[1] : nullptr;
   const TBlob* db = !p.no_bias && req[2] != kNullOp ? &out[2] : nullptr;
-#if MXNET_USE_ONEDNN
-  if (onednn::Enabled() && onednn::DeconvSupported(s.g, s.adj, in[1].type_flag_) && !AnyAddTo(req)) {
-    onednn::DeconvBackward(s.g, s.adj, s.cl, in[0], in[1], in[2], dx, dw, db);
-    return;
-  }
-#endif
-  // float16 (and bfloat16 without oneDNN) widen to float32: see half_via_float.h.
+  // float16 (and bfloat16 where oneDNN has no kernel) widen to float32 (half_via_float.h).
   if (IsHalfType(in[1].type_flag_)) {
     return ComputeInFloat32(in, req, out, [&](const std::vector<TBlob>& i, const std::vector<OpReqType>& r,
-                                              const std::vector<TBlob>& o) { DeconvolutionBackward(attrs, ctx, i, r, o); });
+                                              const std::vector<TBlob>& o) {
+      RunKernelPlain(*Op::Get("_backward_Deconvolution"), Context::kCPU, attrs, ctx, i, r, o);  // the float32 list
+    });
   }
   MXNET_GEMM_TYPE_SWITCH(in[1].type_flag_, "_backward_Deconvolution", D, {
     PlainDeconvBackward<D>(s.g, s.cl, in[0], in[1], in[2], dx, dw, db, req, ctx.requested[0]);

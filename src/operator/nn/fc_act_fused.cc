@@ -77,7 +77,7 @@ void FCActCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vecto
     return;
   }
 #endif
-  Op::Get("FullyConnected")->GetCompute(Context::kCPU)->operator()(f.fc, ctx, in, {kWriteTo}, out);
+  RunKernelPlain(*Op::Get("FullyConnected"), Context::kCPU, f.fc, ctx, in, {kWriteTo}, out);
   ApplyActivationInPlace(f.act, ctx, out[0]);
 }
 

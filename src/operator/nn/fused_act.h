@@ -10,6 +10,7 @@
 #include <string>
 
 #include "mxnet/op.h"
+#include "operator/kernel_dispatch.h"
 #include "operator/nn/nn_util.h"
 #include "operator/onednn/onednn_base.h"
 
@@ -32,7 +33,7 @@ inline NodeAttrs FusedActivationAttrs(const std::string& act_type, const std::st
 
 /*! \brief Applies the Activation described by act in place on y (the plain fallback). */
 inline void ApplyActivationInPlace(const NodeAttrs& act, const OpContext& ctx, const TBlob& y) {
-  Op::Get("Activation")->GetCompute(Context::kCPU)->operator()(act, ctx, {y}, {kWriteInplace}, {y});
+  RunKernelPlain(*Op::Get("Activation"), Context::kCPU, act, ctx, {y}, {kWriteInplace}, {y});
 }
 
 #if MXNET_USE_ONEDNN

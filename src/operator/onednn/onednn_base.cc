@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "operator/common/parallel.h"
+#include "operator/kernel_dispatch.h"
 
 namespace mxnet {
 namespace op {
@@ -28,6 +29,14 @@ bool Enabled() {
 }
 
 void SetEnabledOverride(int mode) { enabled_override.store(mode < 0 ? -1 : (mode ? 1 : 0)); }
+
+namespace {
+// Kernel lists skip every implementation tagged "onednn" while oneDNN is switched off.
+const bool onednn_switch [[maybe_unused]] = [] {
+  RegisterKernelTagSwitch("onednn", [] { return Enabled(); });
+  return true;
+}();
+}  // namespace
 
 int64_t CacheCapacity() {
   static const int64_t cap = env::GetInt(env::Var::MXNET_ONEDNN_CACHE_NUM);

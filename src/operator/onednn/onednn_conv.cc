@@ -165,7 +165,8 @@ Problem MakeProblem(bool deconv, const ConvGeom& g, const std::vector<int64_t>* 
   if (g.nsp == 2)
     p.geom2d = Conv2dGeom{g.N,    g.C,    g.F,    g.in[1], g.in[2], g.out[1], g.out[2], g.k[1],
                           g.k[2], g.s[1], g.s[2], g.p[1],  g.p[2],  g.d[1],   g.d[2]};
-  p.gemm_bwd_data = p.train_channel_last && UseChannelLastBackwardData(p.geom2d);
+  // ChannelLastBackwardData reads weights as (F, C, kh, kw): channel-first models only.
+  p.gemm_bwd_data = !cl && p.train_channel_last && UseChannelLastBackwardData(p.geom2d);
   p.winograd_fwd = plain_2d && WinogradTakes(p.geom2d);
   p.winograd_bwd_data = plain_2d && !p.train_channel_last && WinogradTakes(DataGradGeom(p.geom2d));
   p.winograd_bwd_weights = plain_2d && !p.train_channel_last && WinogradTakesWeightGrad(p.geom2d);
@@ -201,8 +202,8 @@ struct FwdEntry {
   WeightOperand wei;
   LayoutBridge dst;
   dnnl::memory bias;
-  // The primitive is oneDNN's gemm-based kernel and FewChannelConvForward takes the problem.
-  bool few_channel_direct{false};
+  // oneDNN chose its gemm-based kernel (FewChannelConvForward is faster there).
+  bool gemm_impl{false};
 };
 
 /*! \brief Whether the post-ops are at most a plain ReLU (what the hand-written kernels apply). */
@@ -213,13 +214,34 @@ bool AtMostRelu(const PostOps& post) {
   return e.alg == dnnl::algorithm::eltwise_relu && e.alpha == 0.f;
 }
 
+template <bool kD>
+FwdEntry<kD>& GetFwdEntry(const Problem& p, bool training, const PostOps& post) {
+  thread_local PrimitiveCache<FwdEntry<kD>> cache;
+  Key key = p.key;
+  key.Add(training);
+  post.AppendKey(&key.v);
+  return cache.Get(key, [&] {
+    typename Prims<kD>::Fwd::primitive_desc pd(FwdDesc<kD>(p, training), post.ToAttr(), CpuEngine());
+    FwdEntry<kD> n{typename Prims<kD>::Fwd(pd), LayoutBridge(p.src, pd.src_desc()),
+                   WeightOperand(p.wei, pd.weights_desc()), LayoutBridge(p.dst, pd.dst_desc()), dnnl::memory()};
+    if (p.has_bias) n.bias = dnnl::memory(p.bias, CpuEngine(), DNNL_MEMORY_NONE);
+    n.gemm_impl = std::string(pd.impl_info_str()).find("gemm") != std::string::npos;
+    return n;
+  });
+}
+
 /*!
- * \brief Whether FewChannelConvForward may replace the primitive: a few-channel problem with no
- *        post-op but a plain ReLU, where oneDNN chose its gemm-based
- *        kernel (its direct AVX2 kernels do not take, e.g., AlexNet's 11x11/4 first layer).
+ * \brief Whether FewChannelConvForward takes the forward: a few-channel problem with no post-op but
+ *        a plain ReLU, where oneDNN would run its gemm-based kernel (its direct AVX2 kernels do not
+ *        take, e.g., AlexNet's 11x11/4 first layer, and beat FewChannelConvForward where they do).
  */
-bool FewChannelForwardFits(const Problem& p, const PostOps& post, const char* impl) {
-  return p.few_channel && AtMostRelu(post) && std::string(impl).find("gemm") != std::string::npos;
+bool FewChannelForwardTakes(const Problem& p, bool training, const PostOps& post) {
+  return p.few_channel && !(training && p.train_channel_last) && AtMostRelu(post) &&
+         GetFwdEntry<false>(p, training, post).gemm_impl;
+}
+
+bool WinogradForwardTakes(const Problem& p, bool training, const PostOps& post) {
+  return p.winograd_fwd && !(training && p.train_channel_last) && AtMostRelu(post);
 }
 
 /*! \brief The forward through FewChannelConvForward, y left in nChw8c where the op allows. */
@@ -239,24 +261,12 @@ void FewChannelForward(const Problem& p, const TBlob& x, const TBlob& w, const T
 }
 
 template <bool kD>
-void RunForward(const Problem& p, bool training, const TBlob& x, const TBlob& w, const TBlob* bias, const TBlob& y,
-                const PostOps& post) {
-  if (p.winograd_fwd && !(training && p.train_channel_last) && AtMostRelu(post))
+void RunForward(const Problem& p, ConvFwdPath path, bool training, const TBlob& x, const TBlob& w, const TBlob* bias,
+                const TBlob& y, const PostOps& post) {
+  if (path == ConvFwdPath::kWinograd)
     return WinogradForward(p.geom2d, p.src, p.dst, training, x, w, bias, !post.eltwise.empty(), y);
-  thread_local PrimitiveCache<FwdEntry<kD>> cache;
-  Key key = p.key;
-  key.Add(training);
-  post.AppendKey(&key.v);
-  FwdEntry<kD>& e = cache.Get(key, [&] {
-    typename Prims<kD>::Fwd::primitive_desc pd(FwdDesc<kD>(p, training), post.ToAttr(), CpuEngine());
-    FwdEntry<kD> n{typename Prims<kD>::Fwd(pd), LayoutBridge(p.src, pd.src_desc()),
-                   WeightOperand(p.wei, pd.weights_desc()), LayoutBridge(p.dst, pd.dst_desc()), dnnl::memory()};
-    if (p.has_bias) n.bias = dnnl::memory(p.bias, CpuEngine(), DNNL_MEMORY_NONE);
-    n.few_channel_direct =
-        !kD && !(training && p.train_channel_last) && FewChannelForwardFits(p, post, pd.impl_info_str());
-    return n;
-  });
-  if (e.few_channel_direct) return FewChannelForward(p, x, w, bias, y, post);
+  if (path == ConvFwdPath::kFewChannel) return FewChannelForward(p, x, w, bias, y, post);
+  FwdEntry<kD>& e = GetFwdEntry<kD>(p, training, post);
   dnnl::stream& s = ThreadStream();
   // Blocked propagation (onednn_layout.h): x already in the primitive's format is read as is;
   // y stays in the primitive's format when the op allows it (the next oneDNN op reads it,
@@ -335,8 +345,8 @@ struct BwdEntry {
  *        in the primitive's format when the op allows; weights and their gradient are plain.
  */
 template <bool kD>
-void RunBackward(const Problem& p, const TBlob& dy, const TBlob& x, const TBlob& w, const TBlob* dx, const TBlob* dw,
-                 const TBlob* db) {
+void RunBackward(const Problem& p, ConvBwdPath path, const TBlob& dy, const TBlob& x, const TBlob& w, const TBlob* dx,
+                 const TBlob* dw, const TBlob* db) {
   thread_local PrimitiveCache<BwdEntry<kD>> cache;
   using P = Prims<kD>;
   BwdEntry<kD>& e = cache.Get(p.key, [&] {
@@ -365,13 +375,13 @@ void RunBackward(const Problem& p, const TBlob& dy, const TBlob& x, const TBlob&
   dnnl::stream& s = ThreadStream();
   // Kernel inputs (dy, x, w), outputs (dx, dw, db).
   PlainInput(2);
-  if (dx && p.gemm_bwd_data) {
+  if (dx && path == ConvBwdPath::kChannelLastGemm) {
     InputOperand gy(0, dy, p.dst, ActivationChoice(p.dst, true));
     OutputOperand gx(0, *dx, p.src, ActivationChoice(p.src, true));
     ChannelLastBackwardData(p.geom2d, static_cast<const float*>(gy.mem().get_data_handle()), w.dptr<float>(),
                             static_cast<float*>(gx.mem().get_data_handle()));
     gx.Finish();
-  } else if (dx && p.winograd_bwd_data) {
+  } else if (dx && path == ConvBwdPath::kWinograd && p.winograd_bwd_data) {
     WinogradBackwardData(p.geom2d, p.src, p.dst, dy, w, *dx);
   } else if (dx) {
     InputOperand gy(0, dy, p.dst, e.d_ddst);
@@ -383,9 +393,9 @@ void RunBackward(const Problem& p, const TBlob& dy, const TBlob& x, const TBlob&
     gx.Finish();
     s.wait();
   }
-  if ((dw || db) && p.few_channel && !p.train_channel_last) {
+  if ((dw || db) && path == ConvBwdPath::kFewChannel) {
     FewChannelBackwardWeights(p, dy, x, dw, db);
-  } else if ((dw || db) && p.winograd_bwd_weights) {
+  } else if ((dw || db) && path == ConvBwdPath::kWinograd && p.winograd_bwd_weights) {
     WinogradBackwardWeights(p.geom2d, p.src, p.dst, dy, x, dw, db);
   } else if (dw || db) {
     // oneDNN computes both together; a missing one goes to scratch.
@@ -429,24 +439,48 @@ bool DeconvSupported(const ConvGeom& g, const std::vector<int64_t>& adj, int dty
   return SupportedType(dtype) && g.N > 0 && PaddingOk(g, &adj);
 }
 
-void ConvForward(const ConvGeom& g, bool cl, bool training, const TBlob& x, const TBlob& w, const TBlob* bias,
-                 const TBlob& y, const PostOps& post) {
-  RunForward<false>(MakeProblem(false, g, nullptr, cl, x.type_flag_, bias != nullptr), training, x, w, bias, y, post);
+bool ConvForwardTakes(ConvFwdPath path, const ConvGeom& g, bool cl, bool training, int dtype, bool has_bias,
+                      const PostOps& post) {
+  if (!ConvSupported(g, dtype)) return false;
+  if (path == ConvFwdPath::kPrimitive) return true;
+  const Problem p = MakeProblem(false, g, nullptr, cl, dtype, has_bias);
+  return path == ConvFwdPath::kWinograd ? WinogradForwardTakes(p, training, post)
+                                        : FewChannelForwardTakes(p, training, post);
 }
 
-void ConvBackward(const ConvGeom& g, bool cl, const TBlob& dy, const TBlob& x, const TBlob& w, const TBlob* dx,
-                  const TBlob* dw, const TBlob* db) {
-  RunBackward<false>(MakeProblem(false, g, nullptr, cl, x.type_flag_, db != nullptr), dy, x, w, dx, dw, db);
+bool ConvBackwardTakes(ConvBwdPath path, const ConvGeom& g, bool cl, int dtype, bool has_bias) {
+  if (!ConvSupported(g, dtype)) return false;
+  const Problem p = MakeProblem(false, g, nullptr, cl, dtype, has_bias);
+  switch (path) {
+    case ConvBwdPath::kChannelLastGemm: return p.gemm_bwd_data;
+    case ConvBwdPath::kFewChannel: return p.few_channel && !p.train_channel_last;
+    case ConvBwdPath::kWinograd: return p.winograd_bwd_data || p.winograd_bwd_weights;
+    case ConvBwdPath::kPrimitive: return true;
+  }
+  return false;
+}
+
+void ConvForward(ConvFwdPath path, const ConvGeom& g, bool cl, bool training, const TBlob& x, const TBlob& w,
+                 const TBlob* bias, const TBlob& y, const PostOps& post) {
+  RunForward<false>(MakeProblem(false, g, nullptr, cl, x.type_flag_, bias != nullptr), path, training, x, w, bias, y,
+                    post);
+}
+
+void ConvBackward(ConvBwdPath path, const ConvGeom& g, bool cl, const TBlob& dy, const TBlob& x, const TBlob& w,
+                  const TBlob* dx, const TBlob* dw, const TBlob* db) {
+  RunBackward<false>(MakeProblem(false, g, nullptr, cl, x.type_flag_, db != nullptr), path, dy, x, w, dx, dw, db);
 }
 
 void DeconvForward(const ConvGeom& g, const std::vector<int64_t>& adj, bool cl, bool training, const TBlob& x,
                    const TBlob& w, const TBlob* bias, const TBlob& y, const PostOps& post) {
-  RunForward<true>(MakeProblem(true, g, &adj, cl, x.type_flag_, bias != nullptr), training, x, w, bias, y, post);
+  RunForward<true>(MakeProblem(true, g, &adj, cl, x.type_flag_, bias != nullptr), ConvFwdPath::kPrimitive, training, x,
+                   w, bias, y, post);
 }
 
 void DeconvBackward(const ConvGeom& g, const std::vector<int64_t>& adj, bool cl, const TBlob& dy, const TBlob& x,
                     const TBlob& w, const TBlob* dx, const TBlob* dw, const TBlob* db) {
-  RunBackward<true>(MakeProblem(true, g, &adj, cl, x.type_flag_, db != nullptr), dy, x, w, dx, dw, db);
+  RunBackward<true>(MakeProblem(true, g, &adj, cl, x.type_flag_, db != nullptr), ConvBwdPath::kPrimitive, dy, x, w, dx,
+                    dw, db);
 }
 
 }  // namespace onednn

@@ -93,11 +93,11 @@ const float* PackPerCall(const Conv2dGeom& g, const float* w, bool for_data_grad
   return scratch.data();
 }
 
-/*! \brief The policy on top of the kernels' shape rules: enough pixels, weights not too large, switched on. */
-bool WorthIt(const Conv2dGeom& g) {
-  return g.N * g.OH * g.OW >= kMinOutputPixels && g.C * g.F <= kMaxChannelPairs &&
-         env::GetBool(env::Var::MXNET_CPU_WINOGRAD_CONV);
-}
+/*!
+ * \brief The policy on top of the kernels' shape rules: enough pixels, weights not too large.
+ *        (MXNET_CPU_WINOGRAD_CONV=0 excludes the "winograd" kernels in the dispatcher.)
+ */
+bool WorthIt(const Conv2dGeom& g) { return g.N * g.OH * g.OW >= kMinOutputPixels && g.C * g.F <= kMaxChannelPairs; }
 
 }  // namespace
 

@@ -6,9 +6,12 @@
 
 #include "operator/onednn/onednn_layout.h"
 
+#include <algorithm>
 #include <atomic>
 #include <functional>
+#include <string>
 #include <utility>
+#include <vector>
 
 namespace mxnet {
 namespace op {
@@ -58,7 +61,27 @@ void Reorder(const dnnl::memory::desc& from, const void* src, const dnnl::memory
 
 }  // namespace
 
-BlockedData::BlockedData(const dnnl::memory::desc& desc, const dnnl::memory::desc& plain) : desc_(desc), plain_(plain) {
+/*! \brief Dims lettered a, b, ... outermost stride first, blocked dims upper case, then the inner blocks. */
+static std::string FormatTag(const dnnl::memory::desc& d) {
+  const dnnl_memory_desc_t& c = d.data;
+  if (c.format_kind != dnnl_blocked) return "any";
+  const auto& b = c.format_desc.blocking;
+  std::vector<int> order(c.ndims);
+  for (int i = 0; i < c.ndims; ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return b.strides[x] > b.strides[y]; });
+  std::string tag;
+  for (int i : order) {
+    bool blocked = false;
+    for (int k = 0; k < b.inner_nblks; ++k) blocked |= b.inner_idxs[k] == i;
+    tag += static_cast<char>((blocked ? 'A' : 'a') + i);
+  }
+  for (int k = 0; k < b.inner_nblks; ++k)
+    tag += std::to_string(b.inner_blks[k]) + static_cast<char>('a' + b.inner_idxs[k]);
+  return tag;
+}
+
+BlockedData::BlockedData(const dnnl::memory::desc& desc, const dnnl::memory::desc& plain)
+    : desc_(desc), plain_(plain), format_(FormatTag(desc)) {
   handle_ = Storage::Get()->Alloc(desc.get_size(), Context::CPU());
 }
 

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 
 #include "mxnet/ndarray.h"
 #include "mxnet/storage.h"
@@ -36,9 +37,12 @@ class BlockedData : public OpaqueLayout {
   void FromPlain(const void* src);
   const dnnl::memory::desc& desc() const { return desc_; }
   void* ptr() const { return handle_.dptr; }
+  /*! \brief oneDNN's tag spelling of the format: "aBcd16b" for nChw16c, "acdb" for NHWC. */
+  const std::string& Describe() const override { return format_; }
 
  private:
   dnnl::memory::desc desc_, plain_;
+  std::string format_;
   Storage::Handle handle_;
 };
 
