@@ -179,6 +179,7 @@ const KernelImpl& Choose(const Op& op, Context::DeviceType dev, const KernelList
     if (!Excluded(op, *k, rules, off_mask) && (!k->accepts || k->accepts(p))) return *k;
   MX_THROW("ValueError") << op.name << ": no kernel accepts this call (" << ProblemText(p) << "; kernels "
                          << ListText(list) << ", excluded: " << rules.exclude_text << ")";
+  return *list.impls.back();  // not reached: the line above throws
 }
 
 void AppendBytes(std::string* key, const void* p, size_t n) { key->append(static_cast<const char*>(p), n); }
@@ -306,7 +307,9 @@ void RunKernel(const Op& op, Context::DeviceType dev, const NodeAttrs& attrs, co
   const KernelArrays* arrays = KernelArrays::Current();
   const bool layouts = list.any_layouts && arrays && arrays->accepts_layouts && arrays->inputs &&
                        arrays->inputs->size() == inputs->size();
-  std::vector<const OpaqueLayout*> in_layouts(inputs->size(), nullptr);
+  // Reused per thread: the per-call path allocates nothing. A kernel calling RunKernelPlain gets its own.
+  thread_local std::vector<const OpaqueLayout*> in_layouts;
+  in_layouts.assign(inputs->size(), nullptr);
   if (layouts)
     for (size_t i = 0; i < inputs->size(); ++i) in_layouts[i] = (*arrays->inputs)[i].opaque_layout().get();
   const KernelProblem p{attrs, ctx, *inputs, req, *outputs, in_layouts};
