@@ -243,8 +243,21 @@ def test_hybrid_block_rejects_plain_block_child():
 
 
 def test_reset_ctx_keeps_values():
-    d = nn.Dense(2, in_units=2)
-    d.initialize()
-    before = d.weight.data().asnumpy()
-    d.reset_ctx(mx.cpu(0))
-    np.testing.assert_array_equal(d.weight.data(mx.cpu(0)).asnumpy(), before)
+    # cpu(1) is a distinct device to the runtime: arrays report it and lookups by cpu(0) miss.
+    d = nn.Dense(2, in_units=3)
+    d.initialize(mx.init.Uniform(1.0), ctx=mx.cpu(0))
+    weight = d.weight.data().asnumpy().astype(np.float64)
+    bias = np.array([0.5, -0.25])
+    d.bias.set_data(nd.array(bias))
+    d.reset_ctx(mx.cpu(1))
+    for param, before in ((d.weight, weight), (d.bias, bias)):
+        assert param.list_ctx() == [mx.cpu(1)]
+        moved = param.data(mx.cpu(1))
+        assert moved.context == mx.cpu(1)
+        np.testing.assert_array_equal(moved.asnumpy(), before)
+        with pytest.raises(RuntimeError, match=r"not initialized on context cpu\(0\)"):
+            param.data(mx.cpu(0))
+    x = np.arange(6, dtype=np.float64).reshape(2, 3)
+    out = d(nd.array(x, ctx=mx.cpu(1)))
+    assert out.context == mx.cpu(1)
+    np.testing.assert_allclose(out.asnumpy(), x @ weight.T + bias, rtol=1e-5, atol=1e-6)

@@ -23,11 +23,26 @@ def test_error_kinds_are_mxnet_errors_and_builtins():
     assert type(plain) is mx.MXNetError
 
 
-def test_library_path_is_honoured(run_python):
-    lib = mx.base._LIB_PATH
-    r = run_python("import mxnet; print(mxnet.base._LIB_PATH)", MXNET_LIBRARY_PATH=lib)
+def test_library_path_is_honoured(run_python, tmp_path):
+    # A copy that the usual search would never find: only the variable can lead to it.
+    import shutil
+    copy = tmp_path / "elsewhere" / "libmxnet.so"
+    copy.parent.mkdir()
+    shutil.copy(mx.base._LIB_PATH, str(copy))
+    code = ("import mxnet\n"
+            "print(mxnet.base._LIB_PATH)\n"
+            "print(sorted({line.split()[-1] for line in open('/proc/self/maps') if 'libmxnet' in line}))\n"
+            "print(mxnet.nd.array([1, 2]).asnumpy().sum())\n")
+    r = run_python(code, MXNET_LIBRARY_PATH=str(copy))
     assert r.returncode == 0, r.stderr
-    assert r.stdout.strip() == lib
+    lib_path, mapped, total = r.stdout.strip().splitlines()
+    assert lib_path == str(copy)
+    assert mapped == repr([str(copy)])  # the copy is what runs, and the original is not loaded
+    assert float(total) == 3.0
+
+    r = run_python(code, MXNET_LIBRARY_PATH=None)
+    assert r.returncode == 0, r.stderr
+    assert str(copy) not in r.stdout
 
 
 def test_missing_library_path_warns_and_searches_on(run_python):
@@ -71,4 +86,7 @@ def test_context_basics():
     with mx.gpu(1):
         assert mx.current_context() == mx.gpu(1)
     assert mx.current_context() == mx.cpu(0)
-    assert mx.context.num_gpus() >= 0
+    gpus = mx.context.num_gpus()
+    assert isinstance(gpus, int) and gpus >= 0
+    if not mx.runtime.Features().is_enabled("CUDA"):
+        assert gpus == 0  # a build without CUDA sees no GPU, whatever the machine has

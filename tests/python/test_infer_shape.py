@@ -86,7 +86,7 @@ def test_backward_infer_through_identity_with_attr_like_rhs():
 
 @pytest.mark.xfail(reason="C side: shape inference only runs an op once its first input is fully known and "
                           "merges only fully known results, so partly known shapes (0 dims) do not propagate",
-                   strict=False)
+                   strict=True)
 def test_incomplete_infer_elemwise():
     a = mx.sym.Variable("a", shape=(0, 10))
     b = mx.sym.Variable("b", shape=(12, 0))
@@ -97,7 +97,7 @@ def test_incomplete_infer_elemwise():
 
 @pytest.mark.xfail(reason="C side: shape inference only runs an op once its first input is fully known and "
                           "merges only fully known results, so partly known shapes (0 dims) do not propagate",
-                   strict=False)
+                   strict=True)
 def test_incomplete_infer_mlp():
     a = mx.sym.Variable("a", shape=(0, 10))
     b = mx.sym.FullyConnected(data=a, num_hidden=21)
@@ -111,7 +111,7 @@ def test_incomplete_infer_mlp():
 
 @pytest.mark.xfail(reason="C side: shape inference only runs an op once its first input is fully known and "
                           "merges only fully known results, so partly known shapes (0 dims) do not propagate",
-                   strict=False)
+                   strict=True)
 def test_incomplete_infer_slicechannel():
     a = mx.sym.Variable("a", shape=(0, 10))
     b = mx.sym.SliceChannel(data=a, num_outputs=10, axis=1, squeeze_axis=True)
@@ -130,7 +130,7 @@ def test_incomplete_infer_slicechannel():
 
 @pytest.mark.xfail(reason="C side: shape inference only runs an op once its first input is fully known and "
                           "merges only fully known results, so partly known shapes (0 dims) do not propagate",
-                   strict=False)
+                   strict=True)
 def test_incomplete_infer_convolution():
     a = mx.sym.Variable("a", shape=(0, 10, 0, 0))
     b = mx.sym.Convolution(data=a, num_filter=21, kernel=(3, 3), dilate=(1, 1), pad=(1, 1))
@@ -142,7 +142,7 @@ def test_incomplete_infer_convolution():
 
 @pytest.mark.xfail(reason="C side: shape inference only runs an op once its first input is fully known and "
                           "merges only fully known results, so partly known shapes (0 dims) do not propagate",
-                   strict=False)
+                   strict=True)
 def test_incomplete_infer_concat():
     a = mx.sym.Variable("a", shape=(0, 10))
     b = mx.sym.Variable("b", shape=(0, 5))
@@ -158,7 +158,7 @@ def test_incomplete_infer_concat():
 
 @pytest.mark.xfail(reason="C side: shape inference only runs an op once its first input is fully known and "
                           "merges only fully known results, so partly known shapes (0 dims) do not propagate",
-                   strict=False)
+                   strict=True)
 def test_partial_shapes_through_ops():
     x, y = mx.sym.Variable("x"), mx.sym.Variable("y")
     _, result, _ = mx.sym.dot(x, y).infer_shape_partial(x=(0, 3, 4), y=(4, 5))

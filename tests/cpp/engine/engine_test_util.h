@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <exception>
 #include <memory>
 #include <mutex>
 #include <ostream>
@@ -65,10 +66,14 @@ class EngineTest : public testing::TestWithParam<EngineParam> {
  protected:
   void SetUp() override { engine_ = MakeEngine(GetParam()); }
   void TearDown() override {
-    // Whatever a test left failing must not leak into the destructor.
+    // An op error that no wait in the test surfaced is a failure of that test; it is caught
+    // here so that it fails the test by name instead of escaping into the engine's destructor.
     try {
       engine_->WaitForAll();
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "an op error was left pending at the end of the test: " << e.what();
     } catch (...) {
+      ADD_FAILURE() << "an unknown exception was left pending at the end of the test";
     }
     engine_.reset();
   }
