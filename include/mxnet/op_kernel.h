@@ -58,9 +58,15 @@ struct KernelImpl {
   std::vector<std::string> tags;
   /*! \brief Position in the list: lower first. */
   int rank{0};
-  /*! \brief Null: accepts every call. */
+  /*! \brief Whether it computes the call correctly (null: every call). */
   FAccepts accepts;
   bool cheap_accepts{false};
+  /*!
+   * \brief Whether it is worth running where it could (a speed policy: enough pixels for
+   *        Winograd, oneDNN's choice for few channels); null: always. Forcing skips this
+   *        check, so tests reach an implementation on any problem it computes.
+   */
+  FAccepts worth;
   FCompute compute;
   KernelLayouts layouts{KernelLayouts::kPlain};
 
@@ -83,6 +89,10 @@ struct KernelImpl {
   KernelImpl& set_accepts(FAccepts f, bool cheap = false) {
     accepts = std::move(f);
     cheap_accepts = cheap;
+    return *this;
+  }
+  KernelImpl& set_worth(FAccepts f) {
+    worth = std::move(f);
     return *this;
   }
   KernelImpl& set_compute(FCompute f) {

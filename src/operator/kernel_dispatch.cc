@@ -176,7 +176,7 @@ const KernelImpl& Choose(const Op& op, Context::DeviceType dev, const KernelList
                            << (dev == Context::kGPU ? "gpu" : "cpu") << " kernels (" << ListText(list) << ")";
   }
   for (const KernelImpl* k : list.impls)
-    if (!Excluded(op, *k, rules, off_mask) && (!k->accepts || k->accepts(p))) return *k;
+    if (!Excluded(op, *k, rules, off_mask) && (!k->accepts || k->accepts(p)) && (!k->worth || k->worth(p))) return *k;
   MX_THROW("ValueError") << op.name << ": no kernel accepts this call (" << ProblemText(p) << "; kernels "
                          << ListText(list) << ", excluded: " << rules.exclude_text << ")";
   return *list.impls.back();  // not reached: the line above throws

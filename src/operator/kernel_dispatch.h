@@ -6,9 +6,10 @@
  *        call signature (op, attrs, mode, shapes, dtypes, layouts, requests), converts inputs for
  *        plain kernels, and prints / records what ran.
  *
+ * Unforced, an implementation runs when it accepts the call and is worth it (KernelImpl::worth).
  * Rules: MXNET_KERNEL_FORCE ("Op:impl" pairs, or a bare impl name for every op that has it) runs
- * only the named implementation, and a call it does not accept fails naming both; forcing wins
- * over exclusion. MXNET_KERNEL_EXCLUDE skips implementations by name, tag or "Op:impl"; the
+ * only the named implementation (its speed policy aside), and a call it does not accept fails
+ * naming both; forcing wins over exclusion. MXNET_KERNEL_EXCLUDE skips implementations by name, tag or "Op:impl"; the
  * reference kernel cannot be excluded. Tag switches (RegisterKernelTagSwitch) exclude a tag while
  * their variable says so (MXNET_ONEDNN_ENABLED=0 -> "onednn", MXNET_CPU_WINOGRAD_CONV=0 -> "winograd").
  */

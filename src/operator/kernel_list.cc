@@ -62,7 +62,7 @@ void BuildLists() {
         MX_CHECK(v[i]->name != v[i - 1]->name) << op->name << ": two kernels named '" << v[i]->name << "'";
       for (const KernelImpl* k : v) {
         l.second.any_layouts |= k->layouts == KernelLayouts::kAny;
-        l.second.cache_choice |= k->accepts && !k->cheap_accepts;
+        l.second.cache_choice |= (k->accepts && !k->cheap_accepts) || k->worth;
       }
     }
   }

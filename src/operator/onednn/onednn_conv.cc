@@ -112,8 +112,9 @@ struct Problem {
   // Channel-last training with a channel count oneDNN's data gradient wastes lanes on
   // (UseChannelLastBackwardData): the data gradient runs ChannelLastBackwardData.
   bool gemm_bwd_data{false};
-  // The Winograd kernels take the forward / the data gradient / the weight gradient.
-  bool winograd_fwd{false}, winograd_bwd_data{false}, winograd_bwd_weights{false};
+  // The Winograd kernels compute the forward / the data gradient / the weight gradient, and
+  // beat the direct kernels on this problem.
+  bool winograd_fwd{false}, winograd_bwd_data{false}, winograd_bwd_weights{false}, winograd_worth{false};
   Conv2dGeom geom2d{};  // for the hand-written kernels (any 2-D convolution)
   Key key;
 };
@@ -167,9 +168,10 @@ Problem MakeProblem(bool deconv, const ConvGeom& g, const std::vector<int64_t>* 
                           g.k[2], g.s[1], g.s[2], g.p[1],  g.p[2],  g.d[1],   g.d[2]};
   // ChannelLastBackwardData reads weights as (F, C, kh, kw): channel-first models only.
   p.gemm_bwd_data = !cl && p.train_channel_last && UseChannelLastBackwardData(p.geom2d);
-  p.winograd_fwd = plain_2d && WinogradTakes(p.geom2d);
-  p.winograd_bwd_data = plain_2d && !p.train_channel_last && WinogradTakes(DataGradGeom(p.geom2d));
-  p.winograd_bwd_weights = plain_2d && !p.train_channel_last && WinogradTakesWeightGrad(p.geom2d);
+  p.winograd_fwd = plain_2d && WinogradFits(p.geom2d);
+  p.winograd_bwd_data = plain_2d && !p.train_channel_last && WinogradFits(DataGradGeom(p.geom2d));
+  p.winograd_bwd_weights = plain_2d && !p.train_channel_last && WinogradFitsWeightGrad(p.geom2d);
+  p.winograd_worth = plain_2d && WinogradWorthIt(p.geom2d);
   p.strides = Spatial(g, g.s);
   p.dilates = Spatial(g, g.d, 1);  // oneDNN counts dilation from 0
   p.pad_l = Spatial(g, g.p);
@@ -236,8 +238,7 @@ FwdEntry<kD>& GetFwdEntry(const Problem& p, bool training, const PostOps& post) 
  *        take, e.g., AlexNet's 11x11/4 first layer, and beat FewChannelConvForward where they do).
  */
 bool FewChannelForwardTakes(const Problem& p, bool training, const PostOps& post) {
-  return p.few_channel && !(training && p.train_channel_last) && AtMostRelu(post) &&
-         GetFwdEntry<false>(p, training, post).gemm_impl;
+  return p.few_channel && !(training && p.train_channel_last) && AtMostRelu(post);
 }
 
 bool WinogradForwardTakes(const Problem& p, bool training, const PostOps& post) {
@@ -446,6 +447,20 @@ bool ConvForwardTakes(ConvFwdPath path, const ConvGeom& g, bool cl, bool trainin
   const Problem p = MakeProblem(false, g, nullptr, cl, dtype, has_bias);
   return path == ConvFwdPath::kWinograd ? WinogradForwardTakes(p, training, post)
                                         : FewChannelForwardTakes(p, training, post);
+}
+
+bool ConvForwardWorthIt(ConvFwdPath path, const ConvGeom& g, bool cl, bool training, int dtype, bool has_bias,
+                        const PostOps& post) {
+  if (path == ConvFwdPath::kPrimitive) return true;
+  const Problem p = MakeProblem(false, g, nullptr, cl, dtype, has_bias);
+  // Few channels: only where oneDNN would run its gemm kernel (its direct AVX2/AVX-512 kernels
+  // are faster where they take the problem, e.g. not AlexNet's 11x11/4 first layer on AVX2).
+  return path == ConvFwdPath::kWinograd ? p.winograd_worth : GetFwdEntry<false>(p, training, post).gemm_impl;
+}
+
+bool ConvBackwardWorthIt(ConvBwdPath path, const ConvGeom& g, bool cl, int dtype, bool has_bias) {
+  if (path != ConvBwdPath::kWinograd) return true;
+  return MakeProblem(false, g, nullptr, cl, dtype, has_bias).winograd_worth;
 }
 
 bool ConvBackwardTakes(ConvBwdPath path, const ConvGeom& g, bool cl, int dtype, bool has_bias) {

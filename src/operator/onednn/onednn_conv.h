@@ -39,6 +39,10 @@ bool ConvForwardTakes(ConvFwdPath path, const ConvGeom& g, bool channel_last, bo
                       const PostOps& post);
 /*! \brief Whether the gradient path takes this problem (all gradients written, not accumulated). */
 bool ConvBackwardTakes(ConvBwdPath path, const ConvGeom& g, bool channel_last, int dtype, bool has_bias);
+/*! \brief Whether a path that takes the problem is faster than the next one (the dispatch policy). */
+bool ConvForwardWorthIt(ConvFwdPath path, const ConvGeom& g, bool channel_last, bool training, int dtype,
+                        bool has_bias, const PostOps& post);
+bool ConvBackwardWorthIt(ConvBwdPath path, const ConvGeom& g, bool channel_last, int dtype, bool has_bias);
 
 /*! \brief y = conv(x, w) + bias (bias may be null) by `path`; post carries kAddTo and fusion. */
 void ConvForward(ConvFwdPath path, const ConvGeom& g, bool channel_last, bool training, const TBlob& x,

@@ -45,6 +45,14 @@ FAccepts ForwardAccepts(ConvFwdPath path) {
   };
 }
 
+FAccepts ForwardWorthIt(ConvFwdPath path) {
+  return [path](const KernelProblem& p) {
+    const ConvGeom g = ConvGeomOf(p.attrs, p.inputs[0].shape_);
+    return ConvForwardWorthIt(path, g, ConvChannelLast(p.attrs), p.ctx.is_train, p.inputs[0].type_flag_,
+                              BiasOf(p.attrs, p.inputs) != nullptr, ForwardPostOps(p.req[0]));
+  };
+}
+
 FCompute ForwardCompute(ConvFwdPath path) {
   return [path](const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
                 const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
@@ -112,12 +120,14 @@ MXNET_REGISTER_KERNEL(Convolution, kCPU, winograd)
     .add_tag("winograd")
     .set_layouts(KernelLayouts::kAny)
     .set_accepts(ForwardAccepts(ConvFwdPath::kWinograd))
+    .set_worth(ForwardWorthIt(ConvFwdPath::kWinograd))
     .set_compute(ForwardCompute(ConvFwdPath::kWinograd));
 MXNET_REGISTER_KERNEL(Convolution, kCPU, few_channel)
     .set_rank(20)
     .add_tag("onednn")
     .set_layouts(KernelLayouts::kAny)
     .set_accepts(ForwardAccepts(ConvFwdPath::kFewChannel))
+    .set_worth(ForwardWorthIt(ConvFwdPath::kFewChannel))
     .set_compute(ForwardCompute(ConvFwdPath::kFewChannel));
 MXNET_REGISTER_KERNEL(Convolution, kCPU, onednn)
     .set_rank(30)
@@ -144,6 +154,11 @@ MXNET_REGISTER_KERNEL(_backward_Convolution, kCPU, winograd)
     .add_tag("winograd")
     .set_layouts(KernelLayouts::kAny)
     .set_accepts(BackwardAccepts(ConvBwdPath::kWinograd))
+    .set_worth([](const KernelProblem& p) {
+      const ConvGeom g = ConvGeomOf(p.attrs, p.inputs[1].shape_);
+      return ConvBackwardWorthIt(ConvBwdPath::kWinograd, g, ConvChannelLast(p.attrs), p.inputs[1].type_flag_,
+                                 !p.attrs.get<ConvolutionParam>().no_bias);
+    })
     .set_compute(BackwardCompute(ConvBwdPath::kWinograd));
 MXNET_REGISTER_KERNEL(_backward_Convolution, kCPU, onednn)
     .set_rank(40)

@@ -101,9 +101,11 @@ bool WorthIt(const Conv2dGeom& g) { return g.N * g.OH * g.OW >= kMinOutputPixels
 
 }  // namespace
 
-bool WinogradTakes(const Conv2dGeom& g) { return winograd::Fits(g) && WorthIt(g); }
+bool WinogradFits(const Conv2dGeom& g) { return winograd::Fits(g); }
 
-bool WinogradTakesWeightGrad(const Conv2dGeom& g) { return winograd::WeightGradFits(g) && WorthIt(g); }
+bool WinogradFitsWeightGrad(const Conv2dGeom& g) { return winograd::WeightGradFits(g); }
+
+bool WinogradWorthIt(const Conv2dGeom& g) { return WorthIt(g); }
 
 Conv2dGeom DataGradGeom(const Conv2dGeom& g) {
   // dx = dy convolved with w flipped in space and transposed in channels; for stride 1 the

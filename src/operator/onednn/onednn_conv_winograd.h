@@ -17,12 +17,12 @@ namespace mxnet {
 namespace op {
 namespace onednn {
 
-/*! \brief Whether the Winograd kernels run the float32 convolution g (MXNET_CPU_WINOGRAD_CONV,
- *         the kernels' shapes, enough tiles to beat the direct kernels, at most 512K channel
- *         pairs). */
-bool WinogradTakes(const Conv2dGeom& g);
-/*! \brief Whether the Winograd kernels run the weight gradient of the float32 convolution g. */
-bool WinogradTakesWeightGrad(const Conv2dGeom& g);
+/*! \brief Whether the Winograd kernels compute the float32 convolution g (their shapes). */
+bool WinogradFits(const Conv2dGeom& g);
+/*! \brief Whether the Winograd kernels compute the weight gradient of the float32 convolution g. */
+bool WinogradFitsWeightGrad(const Conv2dGeom& g);
+/*! \brief Whether they beat the direct kernels on g: enough tiles, at most 512K channel pairs. */
+bool WinogradWorthIt(const Conv2dGeom& g);
 /*! \brief The geometry of g's data gradient as a convolution (of dy, giving dx). */
 Conv2dGeom DataGradGeom(const Conv2dGeom& g);
 
