@@ -1,30 +1,19 @@
 /*!
  * \file activation.cc
  * \brief Activation (relu, sigmoid, tanh, softrelu, softsign) and `_backward_Activation`
- *        (inputs: output gradient, forward input, forward output). oneDNN eltwise when
- *        enabled, plain loops otherwise.
+ *        (inputs: output gradient, forward input, forward output). The reference kernels are
+ *        the plain loops here; oneDNN eltwise entries join both lists from
+ *        onednn/onednn_eltwise_kernels.cc.
  */
 #include <cmath>
 #include <vector>
 
+#include "operator/nn/activation_param.h"
 #include "operator/nn/nn_util.h"
-#include "operator/onednn/onednn_layout.h"
-#include "operator/onednn/onednn_ops.h"
 
 namespace mxnet {
 namespace op {
 
-enum ActType { kReLU = 0, kSigmoid = 1, kTanh = 2, kSoftReLU = 3, kSoftSign = 4 };
-
-struct ActivationParam : public dmlc::Parameter<ActivationParam> {
-  int act_type;
-  DMLC_DECLARE_PARAMETER(ActivationParam) {
-    DMLC_DECLARE_FIELD(act_type)
-        .add_enum("relu", kReLU).add_enum("sigmoid", kSigmoid).add_enum("tanh", kTanh)
-        .add_enum("softrelu", kSoftReLU).add_enum("softsign", kSoftSign)
-        .describe("Activation function to be applied.");
-  }
-};
 DMLC_REGISTER_PARAMETER(ActivationParam);
 
 namespace {
@@ -55,33 +44,10 @@ inline C ActGrad(int t, C x, C y) {
   }
 }
 
-#if MXNET_USE_ONEDNN
-bool OneDNNAlg(int t, int dtype, dnnl::algorithm* alg) {
-  if (!onednn::Enabled() || !onednn::SupportedType(dtype)) return false;
-  switch (t) {
-    case kReLU: *alg = dnnl::algorithm::eltwise_relu; return true;
-    case kSigmoid: *alg = dnnl::algorithm::eltwise_logistic; return true;
-    case kTanh: *alg = dnnl::algorithm::eltwise_tanh; return true;
-    case kSoftReLU: *alg = dnnl::algorithm::eltwise_soft_relu; return true;
-    default: return false;
-  }
-}
-#endif
-
 void ActivationCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
                        const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   if (req[0] == kNullOp) return;
   const int t = attrs.get<ActivationParam>().act_type;
-#if MXNET_USE_ONEDNN
-  dnnl::algorithm alg;
-  if (req[0] != kAddTo && in[0].Size() > 0 && OneDNNAlg(t, in[0].type_flag_, &alg)) {
-    const auto bx = onednn::BlockedInput(0, in[0]);
-    if (bx && onednn::CanLeaveBlocked(0, out[0])) return onednn::EltwiseForwardBlocked(alg, 0.f, 0.f, *bx, out[0]);
-    onednn::PlainInput(0);
-    return onednn::EltwiseForward(alg, 0.f, 0.f, in[0], out[0]);
-  }
-  onednn::PlainInputs();  // the op accepts blocked inputs; the loops below read plain memory
-#endif
   MXNET_REAL_TYPE_SWITCH(in[0].type_flag_, D, {
     using C = compute_t<D>;
     MapUnary<D, C>(in[0].dptr<D>(), out[0].dptr<D>(), in[0].Size(), req[0], [t](C x) { return ActFwd(t, x); });
@@ -92,12 +58,6 @@ void ActivationBackward(const NodeAttrs& attrs, const OpContext& ctx, const std:
                         const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   if (req[0] == kNullOp) return;
   const int t = attrs.get<ActivationParam>().act_type;
-#if MXNET_USE_ONEDNN
-  dnnl::algorithm alg;
-  if (req[0] != kAddTo && in[1].Size() > 0 && OneDNNAlg(t, in[1].type_flag_, &alg))
-    return onednn::EltwiseBackward(alg, 0.f, 0.f, in[0], in[1], out[0]);
-  onednn::PlainInputs();  // the op accepts blocked inputs; the loop below reads plain memory
-#endif
   MXNET_REAL_TYPE_SWITCH(in[1].type_flag_, D, {
     using C = compute_t<D>;
     const D *dy = in[0].dptr<D>(), *x = in[1].dptr<D>(), *y = in[2].dptr<D>();
@@ -123,7 +83,6 @@ MXNET_REGISTER_OP(Activation)
     .set_infer_shape(ElemwiseShape)
     .set_infer_type(ElemwiseType)
     .set_compute(Context::kCPU, ActivationCompute)
-    .set_accepts_opaque_layout(true)
     // Every kernel path maps element i to element i (oneDNN eltwise allows src == dst), so a
     // graph may write the output over an input nothing else reads.
     .set_inplace_option([](const NodeAttrs&) { return InplacePairs{{0, 0}}; })
@@ -147,8 +106,7 @@ MXNET_REGISTER_OP(_backward_Activation)
     .set_attr_parser(ParamParser<ActivationParam>)
     .set_infer_shape(ElemwiseShape)
     .set_infer_type(ElemwiseType)
-    .set_compute(Context::kCPU, ActivationBackward)
-    .set_accepts_opaque_layout(true);
+    .set_compute(Context::kCPU, ActivationBackward);
 
 }  // namespace op
 }  // namespace mxnet

@@ -7,44 +7,20 @@
  *        plain path, so the backward pass never touches them.
  *        `_contrib_BatchNormWithReLU` is BatchNorm followed by a ReLU in one pass (oneDNN's
  *        fuse_norm_relu); its hidden fourth output keeps the ReLU's mask for the backward.
+ *        This file holds the reference kernels; the oneDNN entries join the four ops' lists from
+ *        onednn/onednn_batch_norm_kernels.cc.
  */
 #include <algorithm>
 #include <cmath>
 #include <type_traits>
 #include <vector>
 
-#include "operator/nn/nn_util.h"
-#include "operator/onednn/onednn_layout.h"
-#include "operator/onednn/onednn_ops.h"
+#include "operator/kernel_dispatch.h"
+#include "operator/nn/batch_norm.h"
 
 namespace mxnet {
 namespace op {
 
-struct BatchNormParam : public dmlc::Parameter<BatchNormParam> {
-  double eps;
-  float momentum;
-  bool fix_gamma, use_global_stats, output_mean_var;
-  int axis;
-  bool cudnn_off;
-  dmlc::optional<float> min_calib_range, max_calib_range;
-  DMLC_DECLARE_PARAMETER(BatchNormParam) {
-    DMLC_DECLARE_FIELD(eps).set_default(1e-3).describe("Epsilon to prevent div 0. Must be no less than 1e-5.");
-    DMLC_DECLARE_FIELD(momentum).set_default(0.9f).describe("Momentum for moving average.");
-    DMLC_DECLARE_FIELD(fix_gamma).set_default(true).describe("Fix gamma while training (gamma treated as 1).");
-    DMLC_DECLARE_FIELD(use_global_stats)
-        .set_default(false)
-        .describe("Whether use global moving statistics instead of local batch-norm.");
-    DMLC_DECLARE_FIELD(output_mean_var).set_default(false).describe("Output the mean and var as well.");
-    DMLC_DECLARE_FIELD(axis).set_default(1).describe("Specify which shape axis the channel is specified.");
-    DMLC_DECLARE_FIELD(cudnn_off).set_default(false).describe("Do not select CUDNN operator, if available.");
-    DMLC_DECLARE_FIELD(min_calib_range)
-        .set_default(dmlc::optional<float>())
-        .describe("The minimum scalar value in the form of float32 obtained through calibration (quantization).");
-    DMLC_DECLARE_FIELD(max_calib_range)
-        .set_default(dmlc::optional<float>())
-        .describe("The maximum scalar value in the form of float32 obtained through calibration (quantization).");
-  }
-};
 DMLC_REGISTER_PARAMETER(BatchNormParam);
 
 namespace {
@@ -159,73 +135,6 @@ void BNBackwardPlain(const BNView& v, const BatchNormParam& p, bool training, co
   }
 }
 
-/*! \brief The oneDNN path: float32 data, channel axis 1, rank 2 to 5, plain writes. */
-bool UseOneDNN(const NodeAttrs& attrs, const TBlob& x, const std::vector<OpReqType>& req) {
-#if MXNET_USE_ONEDNN
-  const int ax = NormAxis(attrs, attrs.get<BatchNormParam>().axis, x.ndim());
-  return onednn::Enabled() && x.type_flag_ == kFloat32 && ax == 1 && x.ndim() >= 2 && x.ndim() <= 5 && x.Size() > 0 &&
-         !AnyAddTo(req);
-#else
-  return false;
-#endif
-}
-
-/*! \brief The oneDNN forward for float32 data; false when the plain kernel must run. */
-template <typename D, typename P>
-bool OneDNNForward(const NodeAttrs&, const BatchNormParam&, bool, const std::vector<TBlob>&,
-                   const std::vector<OpReqType>&, const std::vector<TBlob>&, int64_t, bool, uint8_t*) {
-  return false;
-}
-template <typename D, typename P>
-bool OneDNNBackward(const NodeAttrs&, const BatchNormParam&, bool, const std::vector<TBlob>&,
-                    const std::vector<OpReqType>&, const std::vector<TBlob>&, int64_t, const uint8_t*) {
-  return false;
-}
-#if MXNET_USE_ONEDNN
-template <>
-bool OneDNNForward<float, float>(const NodeAttrs& attrs, const BatchNormParam& p, bool training,
-                                 const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
-                                 const std::vector<TBlob>& out, int64_t C, bool relu, uint8_t* workspace) {
-  if (!UseOneDNN(attrs, in[0], req)) return false;
-  std::vector<float> ones;
-  const float* gamma = in[1].dptr<float>();
-  if (p.fix_gamma) {
-    ones.assign(C, 1.f);
-    gamma = ones.data();
-  }
-  onednn::BatchNormForward(in[0], gamma, in[2].dptr<float>(), out[1].dptr<float>(), out[2].dptr<float>(), out[0],
-                           static_cast<float>(p.eps), !training, relu, workspace);
-  return true;
-}
-template <>
-bool OneDNNBackward<float, float>(const NodeAttrs& attrs, const BatchNormParam& p, bool training,
-                                  const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
-                                  const std::vector<TBlob>& out, int64_t C, const uint8_t* relu_workspace) {
-  // oneDNN writes all three gradients: an unrequested dgamma/dbeta (frozen scale or shift)
-  // goes to scratch; an unrequested dx (BatchNorm on a network's input) takes the plain path.
-  if (!UseOneDNN(attrs, in[1], req) || req[0] == kNullOp) return false;
-  for (size_t i = 2; i < in.size(); ++i) onednn::PlainInput(i);  // parameters and statistics
-  std::vector<float> scratch(req[1] == kNullOp || req[2] == kNullOp ? 2 * C : 0);
-  float* dgamma = req[1] == kNullOp ? scratch.data() : out[1].dptr<float>();
-  float* dbeta = req[2] == kNullOp ? scratch.data() + C : out[2].dptr<float>();
-  std::vector<float> ones;
-  const float* gamma = in[2].dptr<float>();
-  if (p.fix_gamma) {
-    ones.assign(C, 1.f);
-    gamma = ones.data();
-  }
-  if (!onednn::BatchNormBackward(in[0], in[1], gamma, in[3].dptr<float>(), in[4].dptr<float>(), out[0], dgamma, dbeta,
-                                 static_cast<float>(p.eps), !training, relu_workspace))
-    return false;
-  if (p.fix_gamma) std::fill(dgamma, dgamma + C, 0.f);
-  return true;
-}
-#endif
-
-// After the ReLU mask in BatchNormWithReLU's workspace: the tag of the oneDNN primitive that
-// wrote it (0: none did, the backward masks the gradient with the output instead).
-constexpr int64_t kReluTagBytes = 8;
-
 /*! \brief y = max(bn, 0) stored with req (the plain path's ReLU after a plain BatchNorm). */
 template <typename D>
 void ReluStore(const D* bn, D* y, int64_t n, OpReqType req) {
@@ -239,45 +148,23 @@ void ReluStore(const D* bn, D* y, int64_t n, OpReqType req) {
 void BNForward(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
                const std::vector<OpReqType>& req, const std::vector<TBlob>& out, bool relu) {
   const auto& p = attrs.get<BatchNormParam>();
-  const bool training = ctx.is_train && !p.use_global_stats;
+  const bool training = BNTraining(p, ctx);
   const BNView v(attrs, in[0].shape_);
-  uint8_t* workspace = relu ? out[3].dptr<uint8_t>() : nullptr;
-  if (workspace) std::fill(workspace + in[0].Size(), workspace + in[0].Size() + kReluTagBytes, uint8_t(0));
-#if MXNET_USE_ONEDNN
-  // The op accepts blocked data (input 0, read by the oneDNN path); parameters and
-  // statistics are always read plainly.
-  for (size_t i = 1; i < in.size(); ++i) onednn::PlainInput(i);
-#endif
   MXNET_REAL_TYPE_SWITCH(in[0].type_flag_, D, {
     using P = std::conditional_t<std::is_same_v<D, double>, double, float>;
+    BNBeginForward<P>(training, relu, in, out);
     P* mean = out[1].dptr<P>();
     P* var = out[2].dptr<P>();
-    P* mmean = in[3].dptr<P>();
-    P* mvar = in[4].dptr<P>();
-    if (!training) {
-      std::copy(mmean, mmean + v.C, mean);
-      std::copy(mvar, mvar + v.C, var);
-    }
-    const bool done = OneDNNForward<D, P>(attrs, p, training, in, req, out, v.C, relu, workspace);
-#if MXNET_USE_ONEDNN
-    if (!done) onednn::PlainInput(0);
-#endif
-    if (!done && !relu)
+    if (!relu) {
       BNForwardPlain<D, P>(v, p, training, in[0].dptr<D>(), in[1].dptr<P>(), in[2].dptr<P>(), mean, var,
                            out[0].dptr<D>(), req[0]);
-    if (!done && relu) {
+    } else {
       std::vector<D> bn(in[0].Size());
       BNForwardPlain<D, P>(v, p, training, in[0].dptr<D>(), in[1].dptr<P>(), in[2].dptr<P>(), mean, var, bn.data(),
                            kWriteTo);
       ReluStore(bn.data(), out[0].dptr<D>(), static_cast<int64_t>(bn.size()), req[0]);
     }
-    if (training) {
-      const P mom = static_cast<P>(p.momentum);
-      for (int64_t c = 0; c < v.C; ++c) {
-        mmean[c] = mmean[c] * mom + mean[c] * (P(1) - mom);
-        mvar[c] = mvar[c] * mom + var[c] * (P(1) - mom);
-      }
-    }
+    if (training) BNUpdateMovingStats<P>(p, in, out);
   });
 }
 
@@ -295,47 +182,11 @@ void BNBackward(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<
                 const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   // inputs (ograd, data, gamma, mean, var); outputs (ddata, dgamma, dbeta)
   const auto& p = attrs.get<BatchNormParam>();
-  const bool training = ctx.is_train && !p.use_global_stats;
   const BNView v(attrs, in[1].shape_);
   MXNET_REAL_TYPE_SWITCH(in[1].type_flag_, D, {
     using P = std::conditional_t<std::is_same_v<D, double>, double, float>;
-    if (OneDNNBackward<D, P>(attrs, p, training, in, req, out, v.C, nullptr)) return;
-#if MXNET_USE_ONEDNN
-    onednn::PlainInputs();  // the op accepts blocked inputs; the plain kernel reads plain memory
-#endif
-    BNBackwardPlain<D, P>(v, p, training, in[0].dptr<D>(), in[1].dptr<D>(), in[2].dptr<P>(), in[3].dptr<P>(),
-                          in[4].dptr<P>(), out[0].dptr<D>(), out[1].dptr<P>(), out[2].dptr<P>(), req);
-  });
-}
-
-void BNReluBackward(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
-                    const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
-  // inputs (ograd, data, gamma, mean, var, output, workspace); outputs (ddata, dgamma, dbeta)
-  const auto& p = attrs.get<BatchNormParam>();
-  const bool training = ctx.is_train && !p.use_global_stats;
-  const BNView v(attrs, in[1].shape_);
-  const std::vector<TBlob> bn_in(in.begin(), in.begin() + 5);
-  MXNET_REAL_TYPE_SWITCH(in[1].type_flag_, D, {
-    using P = std::conditional_t<std::is_same_v<D, double>, double, float>;
-    // oneDNN's backward applies the mask its forward kept; it declines a mask written for
-    // another format, or none (the plain forward ran).
-    if (OneDNNBackward<D, P>(attrs, p, training, bn_in, req, out, v.C, in[6].dptr<uint8_t>())) return;
-#if MXNET_USE_ONEDNN
-    onednn::PlainInputs();
-#endif
-    // Otherwise the ReLU's gradient is taken from its output, then the BatchNorm's.
-    std::vector<D> masked(in[0].Size());
-    const D* dy = in[0].dptr<D>();
-    const D* y = in[5].dptr<D>();
-    const D zero = static_cast<D>(compute_t<D>(0));
-    for (size_t i = 0; i < masked.size(); ++i)
-      masked[i] = static_cast<compute_t<D>>(y[i]) > compute_t<D>(0) ? dy[i] : zero;
-    // Copied again: PlainInputs() repointed the kernel's blobs (a blocked input had none).
-    std::vector<TBlob> plain_in(in.begin(), in.begin() + 5);
-    plain_in[0].dptr_ = masked.data();
-    if (OneDNNBackward<D, P>(attrs, p, training, plain_in, req, out, v.C, nullptr)) return;
-    BNBackwardPlain<D, P>(v, p, training, masked.data(), in[1].dptr<D>(), in[2].dptr<P>(), in[3].dptr<P>(),
-                          in[4].dptr<P>(), out[0].dptr<D>(), out[1].dptr<P>(), out[2].dptr<P>(), req);
+    BNBackwardPlain<D, P>(v, p, BNTraining(p, ctx), in[0].dptr<D>(), in[1].dptr<D>(), in[2].dptr<P>(),
+                          in[3].dptr<P>(), in[4].dptr<P>(), out[0].dptr<D>(), out[1].dptr<P>(), out[2].dptr<P>(), req);
   });
 }
 
@@ -353,10 +204,26 @@ bool BNReluType(const NodeAttrs& attrs, std::vector<int>* in, std::vector<int>* 
 
 }  // namespace
 
+void BNReluBackwardByMask(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                          const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  // inputs (ograd, data, gamma, mean, var, output, workspace); outputs (ddata, dgamma, dbeta)
+  MXNET_REAL_TYPE_SWITCH(in[1].type_flag_, D, {
+    std::vector<D> masked(in[0].Size());
+    const D* dy = in[0].dptr<D>();
+    const D* y = in[5].dptr<D>();
+    const D zero = static_cast<D>(compute_t<D>(0));
+    for (size_t i = 0; i < masked.size(); ++i)
+      masked[i] = static_cast<compute_t<D>>(y[i]) > compute_t<D>(0) ? dy[i] : zero;
+    std::vector<TBlob> bn_in(in.begin(), in.begin() + 5);
+    bn_in[0].dptr_ = masked.data();
+    RunKernelPlain(*Op::Get("_backward_BatchNorm"), Context::kCPU, attrs, ctx, bn_in, req, out);
+  });
+}
+
 namespace {
 
 /*! \brief What BatchNorm and BatchNormWithReLU register alike: inputs, parameters, visible
- *         outputs, the moving statistics updated in place, blocked data accepted. */
+ *         outputs, the moving statistics updated in place. */
 Op& RegisterBatchNormLike(const char* name, const char* description) {
   return OpRegistry::Get()
       ->Register(name)
@@ -375,8 +242,7 @@ Op& RegisterBatchNormLike(const char* name, const char* description) {
       .set_attr_parser(ParamParser<BatchNormParam>)
       .set_mutate_inputs([](const NodeAttrs&) {
         return std::vector<uint32_t>{3, 4};
-      })
-      .set_accepts_opaque_layout(true);
+      });
 }
 
 /*! \brief The backward's gradients (data, gamma, beta) from its inputs 1 (data) and 2 (gamma). */
@@ -403,8 +269,7 @@ Op& RegisterBatchNormGradient(const char* name, const char* description) {
         AssignType(attrs, &(*out)[1], (*in)[2], "output", 1);
         AssignType(attrs, &(*out)[2], (*in)[2], "output", 2);
         return (*in)[1] >= 0 && (*in)[2] >= 0;
-      })
-      .set_accepts_opaque_layout(true);
+      });
 }
 
 /*! \brief Gradient node `backward` reading (ograd, data, gamma, batch mean, batch variance) and
@@ -464,7 +329,7 @@ std::vector<NodeEntry> BatchNormGradient(const char* backward, const NodePtr& n,
         .set_num_inputs(7)
         .add_argument("output", "NDArray-or-Symbol", "The forward output.")
         .add_argument("workspace", "NDArray-or-Symbol", "The forward's ReLU mask.")
-        .set_compute(Context::kCPU, BNReluBackward);
+        .set_compute(Context::kCPU, BNReluBackwardByMask);
 
 }  // namespace
 

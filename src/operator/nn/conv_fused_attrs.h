@@ -71,6 +71,17 @@ std::vector<std::string> ConvFusedInputNames(const NodeAttrs& attrs);
 bool ConvFusedShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out);
 bool ConvFusedType(const NodeAttrs& attrs, std::vector<int>* in, std::vector<int>* out);
 
+/*! \brief The convolution's weight and bias as the kernels see them: the inputs, or folded. */
+struct ConvOperands {
+  TBlob weight, bias;
+  bool has_bias{false};
+  std::shared_ptr<const BNFolded> folded;  // keeps the folded arrays alive while in use
+};
+/*! \brief The operands of one call; with_bn folds (reading its sources' plain memory) or reuses the fold. */
+ConvOperands ConvFusedOperands(const ConvFusedAttrs& f, const std::vector<TBlob>& in);
+/*! \brief Whether the sum is added in place: it has the shape of the convolution's output and of y. */
+bool ConvFusedSumInPlace(const ConvFusedAttrs& f, const std::vector<TBlob>& in, const TBlob& y);
+
 }  // namespace op
 }  // namespace mxnet
 

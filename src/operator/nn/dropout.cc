@@ -4,33 +4,18 @@
  *        output is the scaled mask (0 or 1/(1-p)), drawn from the kRandom resource once per
  *        element of the mask's reduced shape (dims listed in axes share one draw), so the
  *        result depends only on the seed and the push order. Outside training (mode
- *        'training') the op is the identity and the mask is all ones.
+ *        'training') the op is the identity and the mask is all ones. The reference kernel is
+ *        here; the identity on a oneDNN-blocked input, which shares the input's data, joins the
+ *        list from onednn/onednn_dropout_kernels.cc.
  */
 #include <vector>
 
+#include "operator/nn/dropout_param.h"
 #include "operator/nn/nn_util.h"
-#include "operator/onednn/onednn_same_layout.h"
 
 namespace mxnet {
 namespace op {
 
-enum DropoutMode { kDropoutTraining = 0, kDropoutAlways = 1 };
-
-struct DropoutParam : public dmlc::Parameter<DropoutParam> {
-  float p;
-  int mode;
-  TShape axes;
-  dmlc::optional<bool> cudnn_off;
-  DMLC_DECLARE_PARAMETER(DropoutParam) {
-    DMLC_DECLARE_FIELD(p).set_default(0.5f).set_range(0, 1).describe("Fraction of the input that gets dropped out during training time.");
-    DMLC_DECLARE_FIELD(mode).set_default(kDropoutTraining)
-        .add_enum("training", kDropoutTraining).add_enum("always", kDropoutAlways)
-        .describe("Whether to only turn on dropout during training or to also turn on for inference.");
-    DMLC_DECLARE_FIELD(axes).set_default(TShape(0)).describe("Axes for variational dropout kernel.");
-    DMLC_DECLARE_FIELD(cudnn_off).set_default(dmlc::optional<bool>(false))
-        .describe("Whether to turn off cudnn in dropout operator. This option is ignored if axes is specified.");
-  }
-};
 DMLC_REGISTER_PARAMETER(DropoutParam);
 
 namespace {
@@ -40,18 +25,7 @@ void DropoutCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vec
   const auto& p = attrs.get<DropoutParam>();
   const TShape& s = in[0].shape_;
   const int nd = s.ndim();
-  const bool active = (ctx.is_train || p.mode == kDropoutAlways) && p.p > 0.f;
-#if MXNET_USE_ONEDNN
-  // The identity keeps a blocked input's format: the output shares its (immutable) data.
-  if (!active && onednn::ShareBlockedInput(in[0], req[0], 0, out[0])) {
-    MXNET_REAL_TYPE_SWITCH(out[1].type_flag_, D, {
-      D* mask = out[1].dptr<D>();
-      ParallelFor(out[1].Size(), [mask](int64_t j) { mask[j] = D(1); });
-    });
-    return;
-  }
-  onednn::PlainInputs();
-#endif
+  const bool active = DropoutActive(p, ctx);
   // Strides of the reduced (mask-draw) shape, 0 along shared axes.
   std::vector<int64_t> rstride(nd, 0);
   std::vector<bool> shared(nd, false);
@@ -119,7 +93,6 @@ MXNET_REGISTER_OP(Dropout)
     .set_infer_type(ElemwiseType)
     .set_resource_request(std::vector<ResourceRequest>{ResourceRequest::kRandom})
     .set_compute(Context::kCPU, DropoutCompute)
-    .set_accepts_opaque_layout(true)
     .set_gradient([](const NodePtr& n, const std::vector<NodeEntry>& og) {
       return std::vector<NodeEntry>{
           MakeNode("_backward_Dropout", n->attrs.name + "_backward", {og[0], NodeEntry{n, 1, 0}}, n->attrs.dict)};

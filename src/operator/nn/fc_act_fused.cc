@@ -1,20 +1,18 @@
 /*!
  * \file fc_act_fused.cc
  * \brief `_sg_onednn_fully_connected`: FullyConnected followed by an activation, as one op:
- *        act(x W^T + b). The CPU subgraph backend rewrites inference graphs into it. With
- *        oneDNN the activation is an eltwise post-op of the inner product; where FullyConnected
- *        takes another path (its batch 1-2 matrix-vector kernel, oneDNN off or declining)
- *        FullyConnected's kernel runs and Activation's applies in place. Inference only.
+ *        act(x W^T + b). The CPU subgraph backend rewrites inference graphs into it. Kernel
+ *        list: onednn (the activation as an eltwise post-op of the inner product, in
+ *        onednn/onednn_fc_kernels.cc), then the reference here, which runs FullyConnected's
+ *        list and then Activation's in place. Inference only.
  */
 #include <string>
 #include <unordered_map>
 #include <vector>
 
-#include "operator/nn/fc_gemv.h"
-#include "operator/nn/fc_param.h"
-#include "operator/nn/fused_act.h"
+#include "operator/kernel_dispatch.h"
+#include "operator/nn/fc_act_fused.h"
 #include "operator/nn/nn_util.h"
-#include "operator/onednn/onednn_ops.h"
 
 namespace mxnet {
 namespace op {
@@ -28,13 +26,6 @@ struct FCActParam : public dmlc::Parameter<FCActParam> {
 DMLC_REGISTER_PARAMETER(FCActParam);
 
 namespace {
-
-struct FCActAttrs {
-  NodeAttrs fc, act;
-  int act_type{kFusedReLU};
-};
-
-const FCActAttrs& FCActOf(const NodeAttrs& attrs) { return attrs.get<FCActAttrs>(); }
 
 void ParseFCAct(NodeAttrs* attrs) {
   FCActAttrs f;
@@ -63,20 +54,6 @@ void FCActCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vecto
   MX_CHECK_KIND(req[0] != kAddTo, "ValueError")
       << OpNameOf(attrs) << ": cannot accumulate into its output (req kAddTo); use FullyConnected and Activation";
   const FCActAttrs& f = FCActOf(attrs);
-  const TBlob* bias = NoBias(attrs) ? nullptr : &in[2];
-#if MXNET_USE_ONEDNN
-  const int64_t H = in[1].shape_[0], K = in[1].shape_[1];
-  const int64_t M = H > 0 ? out[0].Size() / H : 0;
-  dnnl::algorithm alg;
-  // Batches FullyConnected serves with oneDNN anyway: the activation joins as a post-op.
-  if (onednn::Enabled() && onednn::SupportedType(in[0].type_flag_) && M > kFCGemvMaxRows && K > 0 &&
-      OneDNNEltwise(f.act_type, &alg)) {
-    onednn::PostOps post;
-    post.eltwise.push_back({alg, 0.f, 0.f});
-    onednn::FCForward(in[0], in[1], bias, out[0], M, K, H, ctx.is_train, post);
-    return;
-  }
-#endif
   RunKernelPlain(*Op::Get("FullyConnected"), Context::kCPU, f.fc, ctx, in, {kWriteTo}, out);
   ApplyActivationInPlace(f.act, ctx, out[0]);
 }

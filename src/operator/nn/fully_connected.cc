@@ -1,18 +1,21 @@
 /*!
  * \file fully_connected.cc
  * \brief FullyConnected: y = x W^T + b with flatten (x viewed as (N, prod(rest))) or not
- *        (applied to the last axis), and `_backward_FullyConnected`. oneDNN inner product when
- *        enabled; otherwise OpenBLAS GEMM (the reference).
+ *        (applied to the last axis), and `_backward_FullyConnected`. Kernel lists:
+ *          FullyConnected            sparse_input_gemv, gemv, onednn, reference
+ *          _backward_FullyConnected  onednn, reference
+ *        The reference kernels are OpenBLAS GEMMs; the float32 GEMV for batches of 1-2 rows
+ *        registers here, the oneDNN entries in onednn/onednn_fc_kernels.cc.
  */
 #include <string>
 #include <vector>
 
+#include "operator/kernel_dispatch.h"
 #include "operator/nn/conv_im2col.h"
 #include "operator/nn/fc_gemv.h"
 #include "operator/nn/fc_param.h"
 #include "operator/nn/half_via_float.h"
 #include "operator/nn/nn_util.h"
-#include "operator/onednn/onednn_ops.h"
 
 namespace mxnet {
 namespace op {
@@ -20,19 +23,6 @@ namespace op {
 DMLC_REGISTER_PARAMETER(FullyConnectedParam);
 
 namespace {
-
-/*! \brief (M, K) of the GEMM for data shape s. */
-void FCDims(const NodeAttrs& attrs, const TShape& s, int64_t* M, int64_t* K) {
-  const auto& p = attrs.get<FullyConnectedParam>();
-  MX_CHECK_KIND(s.ndim() >= 1, "ValueError") << "FullyConnected: data must have at least one dimension, got " << s;
-  if (p.flatten) {
-    *M = s[0];
-    *K = s.ProdShape(1, s.ndim());
-  } else {
-    *K = s[s.ndim() - 1];
-    *M = s.ProdShape(0, s.ndim() - 1);
-  }
-}
 
 bool FCShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
   const auto& p = attrs.get<FullyConnectedParam>();
@@ -70,38 +60,36 @@ void FCCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<T
   FCDims(attrs, in[0].shape_, &M, &K);
   const int64_t H = p.num_hidden;
   const TBlob* bias = p.no_bias ? nullptr : &in[2];
-  // Batches of 1-2 rows are a matrix-vector product bound by reading the weight (fc_gemv.h);
-  // in inference one row with enough zeros (after ReLU) reads only the rows it needs.
-  if (in[0].type_flag_ == kFloat32 && M <= kFCGemvMaxRows) {
-#if MXNET_USE_ONEDNN
-    if (M == 1 && !ctx.is_train && onednn::Enabled() &&
-        onednn::FCSparseInputForward(in[0], in[1], bias, out[0], K, H, req[0] == kAddTo))
-      return;
-#endif
-    FCGemv(in[0].dptr<float>(), in[1].dptr<float>(), bias ? bias->dptr<float>() : nullptr, out[0].dptr<float>(), M, K,
-           H, req[0] == kAddTo);
-    return;
-  }
-#if MXNET_USE_ONEDNN
-  if (onednn::Enabled() && onednn::SupportedType(in[0].type_flag_) && M > 0 && K > 0) {
-    onednn::PostOps post;
-    if (req[0] == kAddTo) post.sum_scale = 1.f;
-    onednn::FCForward(in[0], in[1], bias, out[0], M, K, H, ctx.is_train, post);
-    return;
-  }
-#endif
-  // float16 (and bfloat16 without oneDNN) widen to float32: see half_via_float.h.
+  // float16 (and bfloat16 where oneDNN has no kernel) widen to float32 (half_via_float.h).
   if (IsHalfType(in[0].type_flag_)) {
-    return ComputeInFloat32(
-        in, req, out, [&](const std::vector<TBlob>& i, const std::vector<OpReqType>& r, const std::vector<TBlob>& o) {
-          FCCompute(attrs, ctx, i, r, o);
-        });
+    return ComputeInFloat32(in, req, out, [&](const std::vector<TBlob>& i, const std::vector<OpReqType>& r,
+                                              const std::vector<TBlob>& o) {
+      RunKernelPlain(*Op::Get("FullyConnected"), Context::kCPU, attrs, ctx, i, r, o);  // the float32 list
+    });
   }
   MXNET_GEMM_TYPE_SWITCH(in[0].type_flag_, "FullyConnected", D, {
     D* y = out[0].dptr<D>();
     Gemm(false, true, M, H, K, D(1), in[0].dptr<D>(), K, in[1].dptr<D>(), K, BetaFor<D>(req[0]), y, H);
     if (bias) AddBias(bias->dptr<D>(), y, M, H, 1);
   });
+}
+
+/*! \brief Batches of 1-2 float32 rows: a matrix-vector product bound by reading the weight (fc_gemv.h). */
+bool GemvAccepts(const KernelProblem& p) {
+  if (p.inputs[0].type_flag_ != kFloat32) return false;
+  int64_t M, K;
+  FCDims(p.attrs, p.inputs[0].shape_, &M, &K);
+  return M <= kFCGemvMaxRows;
+}
+
+void GemvCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                 const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  if (req[0] == kNullOp) return;
+  const auto& p = attrs.get<FullyConnectedParam>();
+  int64_t M, K;
+  FCDims(attrs, in[0].shape_, &M, &K);
+  const float* bias = p.no_bias ? nullptr : in[2].dptr<float>();
+  FCGemv(in[0].dptr<float>(), in[1].dptr<float>(), bias, out[0].dptr<float>(), M, K, p.num_hidden, req[0] == kAddTo);
 }
 
 void FCBackward(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
@@ -114,18 +102,12 @@ void FCBackward(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<
   const TBlob* dx = req[0] != kNullOp ? &out[0] : nullptr;
   const TBlob* dw = req[1] != kNullOp ? &out[1] : nullptr;
   const TBlob* db = !p.no_bias && req[2] != kNullOp ? &out[2] : nullptr;
-#if MXNET_USE_ONEDNN
-  if (onednn::Enabled() && onednn::SupportedType(in[1].type_flag_) && M > 0 && K > 0 && !AnyAddTo(req) && (dw || !db)) {
-    onednn::FCBackward(in[0], in[1], in[2], dx, dw, db, M, K, H);
-    return;
-  }
-#endif
-  // float16 (and bfloat16 without oneDNN) widen to float32: see half_via_float.h.
+  // float16 (and bfloat16 where oneDNN has no kernel) widen to float32 (half_via_float.h).
   if (IsHalfType(in[1].type_flag_)) {
-    return ComputeInFloat32(
-        in, req, out, [&](const std::vector<TBlob>& i, const std::vector<OpReqType>& r, const std::vector<TBlob>& o) {
-          FCBackward(attrs, ctx, i, r, o);
-        });
+    return ComputeInFloat32(in, req, out, [&](const std::vector<TBlob>& i, const std::vector<OpReqType>& r,
+                                              const std::vector<TBlob>& o) {
+      RunKernelPlain(*Op::Get("_backward_FullyConnected"), Context::kCPU, attrs, ctx, i, r, o);  // the float32 list
+    });
   }
   MXNET_GEMM_TYPE_SWITCH(in[1].type_flag_, "_backward_FullyConnected", D, {
     const D* dy = in[0].dptr<D>();
@@ -173,6 +155,12 @@ MXNET_REGISTER_OP(_backward_FullyConnected)
     .set_infer_shape(BackwardShape)
     .set_infer_type(ElemwiseType)
     .set_compute(Context::kCPU, FCBackward);
+
+// Ahead of oneDNN's inner product (rank 30): at 1-2 rows streaming the plain weight is faster.
+MXNET_REGISTER_KERNEL(FullyConnected, kCPU, gemv)
+    .set_rank(20)
+    .set_accepts(GemvAccepts, /*cheap=*/true)
+    .set_compute(GemvCompute);
 
 }  // namespace op
 }  // namespace mxnet

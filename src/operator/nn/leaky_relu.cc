@@ -4,33 +4,18 @@
  *        prelu learns gamma per channel (axis 1; a 1-element gamma is shared); rrelu draws a
  *        slope in [lower_bound, upper_bound] per element while training (hidden output
  *        `mask` keeps it) and uses their mean otherwise. gelu is the erf form of MXNet 1.x.
- *        leaky, elu and gelu use oneDNN eltwise when enabled.
+ *        The reference kernels are the plain loops here; oneDNN eltwise entries for leaky, elu
+ *        and gelu join both lists from onednn/onednn_eltwise_kernels.cc.
  */
 #include <cmath>
 #include <vector>
 
+#include "operator/nn/leaky_relu_param.h"
 #include "operator/nn/nn_util.h"
-#include "operator/onednn/onednn_layout.h"
-#include "operator/onednn/onednn_ops.h"
 
 namespace mxnet {
 namespace op {
 
-enum LeakyType { kLeaky = 0, kPReLU = 1, kRReLU = 2, kELU = 3, kSELU = 4, kGELU = 5 };
-
-struct LeakyReLUParam : public dmlc::Parameter<LeakyReLUParam> {
-  int act_type;
-  float slope, lower_bound, upper_bound;
-  DMLC_DECLARE_PARAMETER(LeakyReLUParam) {
-    DMLC_DECLARE_FIELD(act_type).set_default(kLeaky)
-        .add_enum("leaky", kLeaky).add_enum("prelu", kPReLU).add_enum("rrelu", kRReLU)
-        .add_enum("elu", kELU).add_enum("selu", kSELU).add_enum("gelu", kGELU)
-        .describe("Activation function to be applied.");
-    DMLC_DECLARE_FIELD(slope).set_default(0.25f).describe("Init slope for the activation. (For leaky and elu only)");
-    DMLC_DECLARE_FIELD(lower_bound).set_default(0.125f).describe("Lower bound of random slope. (For rrelu only)");
-    DMLC_DECLARE_FIELD(upper_bound).set_default(0.334f).describe("Upper bound of random slope. (For rrelu only)");
-  }
-};
 DMLC_REGISTER_PARAMETER(LeakyReLUParam);
 
 namespace {
@@ -74,32 +59,10 @@ struct ChannelOf {
   int64_t operator()(int64_t j) const { return C == 1 ? 0 : (j / inner) % C; }
 };
 
-#if MXNET_USE_ONEDNN
-bool OneDNNAlg(int t, int dtype, int64_t n, dnnl::algorithm* alg) {
-  if (!onednn::Enabled() || !onednn::SupportedType(dtype) || n == 0) return false;
-  if (t == kLeaky) *alg = dnnl::algorithm::eltwise_relu;  // relu with alpha = negative slope
-  else if (t == kELU) *alg = dnnl::algorithm::eltwise_elu;
-  else if (t == kGELU) *alg = dnnl::algorithm::eltwise_gelu_erf;
-  else return false;
-  return true;
-}
-#endif
-
 void LeakyCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
                   const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   const auto& p = attrs.get<LeakyReLUParam>();
   const int t = p.act_type;
-#if MXNET_USE_ONEDNN
-  dnnl::algorithm alg;
-  if (req[0] == kWriteTo && OneDNNAlg(t, in[0].type_flag_, in[0].Size(), &alg)) {
-    // leaky, elu and gelu map 0 to 0, so a blocked format's zero padding stays zero.
-    const auto bx = onednn::BlockedInput(0, in[0]);
-    if (bx && onednn::CanLeaveBlocked(0, out[0])) return onednn::EltwiseForwardBlocked(alg, p.slope, 0.f, *bx, out[0]);
-    onednn::PlainInput(0);
-    return onednn::EltwiseForward(alg, p.slope, 0.f, in[0], out[0]);
-  }
-  onednn::PlainInputs();  // the op accepts blocked inputs; the loops below read plain memory
-#endif
   MXNET_REAL_TYPE_SWITCH(in[0].type_flag_, D, {
     using C = real_compute_t<D>;
     const D* x = in[0].dptr<D>();
@@ -137,11 +100,6 @@ void LeakyBackward(const NodeAttrs& attrs, const OpContext& ctx, const std::vect
                    const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   const auto& p = attrs.get<LeakyReLUParam>();
   const int t = p.act_type;
-#if MXNET_USE_ONEDNN
-  dnnl::algorithm alg;
-  if (req[0] == kWriteTo && OneDNNAlg(t, in[1].type_flag_, in[1].Size(), &alg))
-    return onednn::EltwiseBackward(alg, p.slope, 0.f, in[0], in[1], out[0]);
-#endif
   MXNET_REAL_TYPE_SWITCH(in[1].type_flag_, D, {
     using C = real_compute_t<D>;
     const D *dy = in[0].dptr<D>(), *x = in[1].dptr<D>();
@@ -208,7 +166,6 @@ MXNET_REGISTER_OP(LeakyReLU)
       return ActOf(a) == kRReLU ? std::vector<ResourceRequest>{ResourceRequest::kRandom} : std::vector<ResourceRequest>{};
     })
     .set_compute(Context::kCPU, LeakyCompute)
-    .set_accepts_opaque_layout(true)
     .set_gradient([](const NodePtr& n, const std::vector<NodeEntry>& og) {
       std::vector<NodeEntry> ins{og[0], n->inputs[0]};
       const int t = ActOf(n->attrs);

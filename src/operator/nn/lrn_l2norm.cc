@@ -1,28 +1,19 @@
 /*!
  * \file lrn_l2norm.cc
  * \brief LRN (local response normalization across channels) and L2Normalization (instance,
- *        channel, spatial), with `_backward_*` ops. LRN on 4-D float32 data runs on oneDNN
- *        when enabled (same formula: alpha is divided by nsize).
+ *        channel, spatial), with `_backward_*` ops and their reference kernels. LRN's oneDNN
+ *        entries (4-D float32, same formula: alpha is divided by nsize) join its lists from
+ *        onednn/onednn_lrn_layer_norm_kernels.cc.
  */
 #include <cmath>
 #include <vector>
 
 #include "operator/nn/nn_util.h"
-#include "operator/onednn/onednn_ops.h"
+#include "operator/nn/lrn.h"
 
 namespace mxnet {
 namespace op {
 
-struct LRNParam : public dmlc::Parameter<LRNParam> {
-  float alpha, beta, knorm;
-  uint32_t nsize;
-  DMLC_DECLARE_PARAMETER(LRNParam) {
-    DMLC_DECLARE_FIELD(alpha).set_default(1e-4f).describe("The variance scaling parameter alpha in the LRN expression.");
-    DMLC_DECLARE_FIELD(beta).set_default(0.75f).describe("The power parameter beta in the LRN expression.");
-    DMLC_DECLARE_FIELD(knorm).set_default(2.0f).describe("The parameter k in the LRN expression.");
-    DMLC_DECLARE_FIELD(nsize).set_lower_bound(1).describe("normalization window width in elements.");
-  }
-};
 DMLC_REGISTER_PARAMETER(LRNParam);
 
 enum L2Mode { kL2Instance = 0, kL2Channel = 1, kL2Spatial = 2 };
@@ -40,44 +31,9 @@ DMLC_REGISTER_PARAMETER(L2NormalizationParam);
 
 namespace {
 
-/*! \brief data as (N, C, S): LRN sums x^2 over the nsize channels centred on each channel. */
-struct NCS {
-  int64_t N, C, S;
-  explicit NCS(const TShape& s) : N(s[0]), C(s.ndim() > 1 ? s[1] : 1), S(s.ndim() > 2 ? s.ProdShape(2, s.ndim()) : 1) {}
-};
-
-template <typename D>
-void LRNScale(const NCS& v, const LRNParam& p, const D* x, double* scale) {
-  const int64_t half = p.nsize / 2;
-  const double a = static_cast<double>(p.alpha) / p.nsize;
-#pragma omp parallel for schedule(static) if (UseParallel(v.N * v.C * v.S * p.nsize))
-  for (int64_t n = 0; n < v.N; ++n)
-    for (int64_t c = 0; c < v.C; ++c)
-      for (int64_t i = 0; i < v.S; ++i) {
-        double s = 0;
-        for (int64_t j = std::max<int64_t>(0, c - half); j <= std::min<int64_t>(v.C - 1, c + half); ++j) {
-          const double xv = static_cast<double>(x[(n * v.C + j) * v.S + i]);
-          s += xv * xv;
-        }
-        scale[(n * v.C + c) * v.S + i] = p.knorm + a * s;
-      }
-}
-
 void LRNCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
                 const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   const auto& p = attrs.get<LRNParam>();
-#if MXNET_USE_ONEDNN
-  if (onednn::Enabled() && in[0].type_flag_ == kFloat32 && in[0].ndim() == 4 && in[0].Size() > 0 &&
-      req[0] == kWriteTo) {
-    onednn::LRNForward(in[0], out[0], p.nsize, p.alpha, p.beta, p.knorm);
-    // The hidden scale output is part of the op's contract; fill it for graph consumers.
-    std::vector<double> scale(in[0].Size());
-    LRNScale<float>(NCS(in[0].shape_), p, in[0].dptr<float>(), scale.data());
-    float* s = out[1].dptr<float>();
-    for (size_t i = 0; i < scale.size(); ++i) s[i] = static_cast<float>(scale[i]);
-    return;
-  }
-#endif
   MXNET_REAL_TYPE_SWITCH(in[0].type_flag_, D, {
     const NCS v(in[0].shape_);
     std::vector<double> scale(in[0].Size());
@@ -97,11 +53,6 @@ void LRNBackward(const NodeAttrs& attrs, const OpContext& ctx, const std::vector
                  const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   if (req[0] == kNullOp) return;
   const auto& p = attrs.get<LRNParam>();
-#if MXNET_USE_ONEDNN
-  if (onednn::Enabled() && in[1].type_flag_ == kFloat32 && in[1].ndim() == 4 && in[1].Size() > 0 &&
-      req[0] == kWriteTo)
-    return onednn::LRNBackward(in[0], in[1], out[0], p.nsize, p.alpha, p.beta, p.knorm);
-#endif
   MXNET_REAL_TYPE_SWITCH(in[1].type_flag_, D, {
     const NCS v(in[1].shape_);
     const D *dy = in[0].dptr<D>(), *x = in[1].dptr<D>();

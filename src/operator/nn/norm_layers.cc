@@ -2,29 +2,20 @@
  * \file norm_layers.cc
  * \brief LayerNorm (axis, eps, output_mean_var), InstanceNorm (eps) and GroupNorm
  *        (num_groups, eps, output_mean_var) with `_backward_*` ops, all on the row kernel of
- *        norm_rows.h. Outputs: out, mean, std (std = sqrt(var + eps)). LayerNorm over the
- *        last axis of float32 data runs on oneDNN when enabled. GroupNorm's gamma and beta
+ *        norm_rows.h (the reference kernels). Outputs: out, mean, std (std = sqrt(var + eps)).
+ *        LayerNorm's oneDNN entries (last axis, float32) join its lists from
+ *        onednn/onednn_lrn_layer_norm_kernels.cc. GroupNorm's gamma and beta
  *        have one entry per group, as in MXNet 1.x.
  */
 #include <string>
 #include <vector>
 
 #include "operator/nn/norm_rows.h"
-#include "operator/onednn/onednn_ops.h"
+#include "operator/nn/layer_norm_param.h"
 
 namespace mxnet {
 namespace op {
 
-struct LayerNormParam : public dmlc::Parameter<LayerNormParam> {
-  int axis;
-  float eps;
-  bool output_mean_var;
-  DMLC_DECLARE_PARAMETER(LayerNormParam) {
-    DMLC_DECLARE_FIELD(axis).set_default(-1).describe("The axis to perform layer normalization.");
-    DMLC_DECLARE_FIELD(eps).set_default(1e-5f).describe("An `epsilon` parameter to prevent division by 0.");
-    DMLC_DECLARE_FIELD(output_mean_var).set_default(false).describe("Output the mean and std calculated along the given axis.");
-  }
-};
 DMLC_REGISTER_PARAMETER(LayerNormParam);
 
 struct InstanceNormParam : public dmlc::Parameter<InstanceNormParam> {
@@ -110,28 +101,10 @@ bool NormShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TSha
   return true;
 }
 
-#if MXNET_USE_ONEDNN
-bool LayerNormOnDNN(const NodeAttrs& attrs, const TBlob& x, const std::vector<OpReqType>& req) {
-  const int ax = NormAxis(attrs, attrs.get<LayerNormParam>().axis, x.ndim());
-  return onednn::Enabled() && x.type_flag_ == kFloat32 && ax == x.ndim() - 1 && x.ndim() >= 2 && x.ndim() <= 5 &&
-         x.Size() > 0 && !AnyAddTo(req);
-}
-#endif
-
 template <NormKind K>
 void NormCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
                  const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   const NormSpec n = Spec<K>(attrs, in[0].shape_);
-#if MXNET_USE_ONEDNN
-  if (K == kLayer && LayerNormOnDNN(attrs, in[0], req)) {
-    float* mean = out[1].dptr<float>();
-    float* sd = out[2].dptr<float>();
-    onednn::LayerNormForward(in[0], in[1].dptr<float>(), in[2].dptr<float>(), out[0], mean, sd,
-                             static_cast<float>(n.eps));
-    for (int64_t r = 0; r < out[2].Size(); ++r) sd[r] = std::sqrt(sd[r] + static_cast<float>(n.eps));
-    return;
-  }
-#endif
   MXNET_REAL_TYPE_SWITCH(in[0].type_flag_, D, {
     NormRowsForward<D>(n.v, n.eps, in[0].dptr<D>(), in[1].dptr<D>(), in[2].dptr<D>(), out[0].dptr<D>(),
                        out[1].dptr<D>(), out[2].dptr<D>(), req[0], ParamIndex{n.period});
@@ -143,17 +116,6 @@ template <NormKind K>
 void NormBackward(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
                   const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   const NormSpec n = Spec<K>(attrs, in[1].shape_);
-#if MXNET_USE_ONEDNN
-  if (K == kLayer && LayerNormOnDNN(attrs, in[1], req) && req[0] != kNullOp && req[1] != kNullOp &&
-      req[2] != kNullOp) {
-    std::vector<float> var(in[4].Size());
-    const float* sd = in[4].dptr<float>();
-    for (size_t r = 0; r < var.size(); ++r) var[r] = sd[r] * sd[r] - static_cast<float>(n.eps);
-    onednn::LayerNormBackward(in[0], in[1], in[2].dptr<float>(), in[3].dptr<float>(), var.data(), out[0],
-                              out[1].dptr<float>(), out[2].dptr<float>(), static_cast<float>(n.eps));
-    return;
-  }
-#endif
   MXNET_REAL_TYPE_SWITCH(in[1].type_flag_, D, {
     NormRowsBackward<D>(n.v, n.nparam, in[0].dptr<D>(), in[1].dptr<D>(), in[2].dptr<D>(), in[3].dptr<D>(),
                         in[4].dptr<D>(), out[0].dptr<D>(), out[1].dptr<D>(), out[2].dptr<D>(), req,

@@ -2,8 +2,9 @@
  * \file pooling.cc
  * \brief Pooling (max, avg, sum, lp; global_pool; pooling_convention valid/full/same;
  *        count_include_pad; 1-D to 3-D; channel-first or channel-last) and
- *        `_backward_Pooling`. oneDNN takes max/avg problems whose divisor semantics match
- *        MXNet's; everything else runs the plain kernels below.
+ *        `_backward_Pooling`, with their reference kernels. The oneDNN and lane-kernel entries
+ *        (max/avg problems whose divisor semantics match MXNet's) join the lists from
+ *        onednn/onednn_pooling_kernels.cc.
  */
 #include <algorithm>
 #include <cmath>
@@ -11,59 +12,13 @@
 #include <string>
 #include <vector>
 
-#include "operator/nn/conv_param.h"
 #include "operator/nn/conv_plain.h"
-#include "operator/onednn/onednn_layout.h"
-#include "operator/onednn/onednn_ops.h"
+#include "operator/nn/pooling_param.h"
 
 namespace mxnet {
 namespace op {
 
-enum PoolType { kMaxPool = 0, kAvgPool = 1, kSumPool = 2, kLpPool = 3 };
-enum PoolConvention { kValid = 0, kFull = 1, kSame = 2 };
-
-struct PoolingParam : public dmlc::Parameter<PoolingParam> {
-  TShape kernel, stride, pad;
-  int pool_type;
-  bool global_pool, cudnn_off;
-  int pooling_convention;
-  dmlc::optional<int> p_value;
-  dmlc::optional<bool> count_include_pad;
-  dmlc::optional<int> layout;
-  DMLC_DECLARE_PARAMETER(PoolingParam) {
-    DMLC_DECLARE_FIELD(kernel).set_default(TShape(0)).describe("Pooling kernel size: (y, x) or (d, y, x).");
-    DMLC_DECLARE_FIELD(pool_type).set_default(kMaxPool)
-        .add_enum("max", kMaxPool).add_enum("avg", kAvgPool).add_enum("sum", kSumPool).add_enum("lp", kLpPool)
-        .describe("Pooling type to be applied.");
-    DMLC_DECLARE_FIELD(global_pool).set_default(false)
-        .describe("Ignore kernel size, do global pooling based on current input feature map.");
-    DMLC_DECLARE_FIELD(cudnn_off).set_default(false).describe("Turn off cudnn pooling and use MXNet pooling operator.");
-    DMLC_DECLARE_FIELD(pooling_convention).set_default(kValid)
-        .add_enum("valid", kValid).add_enum("full", kFull).add_enum("same", kSame)
-        .describe("Pooling convention to be applied.");
-    DMLC_DECLARE_FIELD(stride).set_default(TShape(0)).describe("Stride: for pooling (y, x) or (d, y, x). Defaults to 1.");
-    DMLC_DECLARE_FIELD(pad).set_default(TShape(0)).describe("Pad for pooling: (y, x) or (d, y, x). Defaults to no padding.");
-    DMLC_DECLARE_FIELD(p_value).set_default(dmlc::optional<int>()).describe("Value of p for Lp pooling, can be 1, 2 or 3.");
-    DMLC_DECLARE_FIELD(count_include_pad).set_default(dmlc::optional<bool>())
-        .describe("Only used for AvgPool: whether padded values count in the divisor. Default True.");
-    DMLC_DECLARE_FIELD(layout).MXNET_ADD_CONV_LAYOUTS.set_default(dmlc::optional<int>())
-        .describe("Set layout for input and output. Empty for default layout: NCW, NCHW or NCDHW.");
-  }
-};
 DMLC_REGISTER_PARAMETER(PoolingParam);
-
-namespace {
-
-/*! \brief Resolved pooling over channel-first data, 3 spatial dims (leading ones size 1). */
-struct PoolGeom {
-  int64_t N{0}, C{0};
-  int nsp{0};
-  int64_t in[3]{1, 1, 1}, out[3]{1, 1, 1}, k[3]{1, 1, 1}, s[3]{1, 1, 1}, p[3]{0, 0, 0};
-  int type{kMaxPool}, conv{kValid}, pval{2};
-  bool include_pad{true};
-  int64_t InSize() const { return in[0] * in[1] * in[2]; }
-  int64_t OutSize() const { return out[0] * out[1] * out[2]; }
-};
 
 PoolGeom MakePoolGeom(const NodeAttrs& attrs, const TShape& x) {
   const auto& pp = attrs.get<PoolingParam>();
@@ -105,6 +60,8 @@ PoolGeom MakePoolGeom(const NodeAttrs& attrs, const TShape& x) {
   }
   return g;
 }
+
+namespace {
 
 TShape PoolOutShape(const PoolGeom& g, bool cl) {
   std::vector<dim_t> d{g.N, g.C};
@@ -238,32 +195,6 @@ void PoolBackwardPlain(const PoolGeom& g, const D* dy, const D* x, const D* y, D
   }
 }
 
-#if MXNET_USE_ONEDNN
-/*! \brief The oneDNN description when its semantics equal MXNet's for this problem. */
-bool OneDNNPool(const PoolGeom& g, int dtype, bool cl, onednn::PoolDesc* d) {
-  if (!onednn::Enabled() || cl || !onednn::SupportedType(dtype) || g.conv == kSame) return false;
-  if (g.type != kMaxPool && g.type != kAvgPool) return false;
-  d->max = g.type == kMaxPool;
-  d->include_pad = g.include_pad;
-  d->kernel.clear();
-  d->stride.clear();
-  d->pad_l.clear();
-  d->pad_r.clear();
-  for (int i = 3 - g.nsp; i < 3; ++i) {
-    const int64_t pr = g.conv == kFull ? (g.out[i] - 1) * g.s[i] + g.k[i] - g.in[i] - g.p[i] : g.p[i];
-    // Windows reaching past the right padding are divided by the full kernel in oneDNN but by
-    // the part inside in + pad in MXNet.
-    if (!d->max && d->include_pad && pr > g.p[i]) return false;
-    if (pr < 0) return false;
-    d->kernel.push_back(g.k[i]);
-    d->stride.push_back(g.s[i]);
-    d->pad_l.push_back(g.p[i]);
-    d->pad_r.push_back(pr);
-  }
-  return true;
-}
-#endif
-
 template <typename D>
 void PlainPoolingForward(const PoolGeom& g, bool cl, const TBlob& x, const TBlob& y, OpReqType req,
                          const OpContext& ctx) {
@@ -299,11 +230,6 @@ void PoolingCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vec
   if (req[0] == kNullOp) return;
   const bool cl = ChannelLast(attrs.get<PoolingParam>().layout);
   const PoolGeom g = MakePoolGeom(attrs, ToChannelFirst(in[0].shape_, cl));
-#if MXNET_USE_ONEDNN
-  onednn::PoolDesc d;
-  if (req[0] != kAddTo && OneDNNPool(g, in[0].type_flag_, cl, &d)) return onednn::PoolForward(d, in[0], out[0]);
-  onednn::PlainInputs();  // the op accepts blocked inputs; the loops below read plain memory
-#endif
   MXNET_REAL_TYPE_SWITCH(in[0].type_flag_, D, { PlainPoolingForward<D>(g, cl, in[0], out[0], req[0], ctx); });
 }
 
@@ -313,14 +239,6 @@ void PoolingBackward(const NodeAttrs& attrs, const OpContext& ctx, const std::ve
   if (req[0] == kNullOp) return;
   const bool cl = ChannelLast(attrs.get<PoolingParam>().layout);
   const PoolGeom g = MakePoolGeom(attrs, ToChannelFirst(in[1].shape_, cl));
-#if MXNET_USE_ONEDNN
-  onednn::PoolDesc d;
-  if (req[0] != kAddTo && OneDNNPool(g, in[1].type_flag_, cl, &d)) {
-    if (g.type == kAvgPool) return onednn::AvgPoolBackward(d, in[0], out[0]);
-    return onednn::MaxPoolBackward(d, in[0], in[1], out[0]);
-  }
-  onednn::PlainInputs();  // the op accepts blocked inputs; the loops below read plain memory
-#endif
   MXNET_REAL_TYPE_SWITCH(in[1].type_flag_, D,
                          { PlainPoolingBackward<D>(g, cl, in[0], in[1], in[2], out[0], req[0], ctx); });
 }
@@ -340,7 +258,6 @@ MXNET_REGISTER_OP(Pooling)
     .set_infer_type(ElemwiseType)
     .set_resource_request(std::vector<ResourceRequest>{ResourceRequest::kTempSpace})
     .set_compute(Context::kCPU, PoolingCompute)
-    .set_accepts_opaque_layout(true)
     .set_gradient([](const NodePtr& n, const std::vector<NodeEntry>& og) {
       return std::vector<NodeEntry>{MakeNode("_backward_Pooling", n->attrs.name + "_backward",
                                              {og[0], n->inputs[0], NodeEntry{n, 0, 0}}, n->attrs.dict)};
@@ -364,8 +281,7 @@ MXNET_REGISTER_OP(_backward_Pooling)
       return (*in)[1] >= 0;
     })
     .set_resource_request(std::vector<ResourceRequest>{ResourceRequest::kTempSpace})
-    .set_compute(Context::kCPU, PoolingBackward)
-    .set_accepts_opaque_layout(true);
+    .set_compute(Context::kCPU, PoolingBackward);
 
 }  // namespace op
 }  // namespace mxnet

@@ -1,61 +1,28 @@
 /*!
  * \file softmax.cc
  * \brief softmax, log_softmax and softmin along an axis (temperature, output dtype, length
- *        masking) and their `_backward_*` ops. float32 without length masking runs
- *        softmax_inner.h's tiled kernels over a non-last axis and oneDNN softmax / logsoftmax
- *        over the last (temperature and softmin's sign as a scale of the input); otherwise
- *        the reference loops below.
+ *        masking) and their `_backward_*` ops. Kernel lists (each op and its backward):
+ *          tiled      float32 over a non-last axis without length masking (softmax_inner.h)
+ *          onednn     oneDNN softmax / logsoftmax for the other float32 calls without length
+ *                     masking (onednn/onednn_softmax_kernels.cc)
+ *          reference  the loops below
  */
 #include <cmath>
 #include <limits>
 #include <string>
 #include <vector>
 
+#include "operator/kernel_dispatch.h"
 #include "operator/nn/nn_util.h"
 #include "operator/nn/softmax_inner.h"
-#include "operator/onednn/onednn_ops.h"
+#include "operator/nn/softmax_param.h"
 
 namespace mxnet {
 namespace op {
 
-struct SoftmaxParam : public dmlc::Parameter<SoftmaxParam> {
-  int axis;
-  dmlc::optional<double> temperature;
-  dmlc::optional<int> dtype;
-  dmlc::optional<bool> use_length;
-  DMLC_DECLARE_PARAMETER(SoftmaxParam) {
-    DMLC_DECLARE_FIELD(axis).set_default(-1).describe("The axis along which to compute softmax.");
-    DMLC_DECLARE_FIELD(temperature).set_default(dmlc::optional<double>()).describe("Temperature parameter in softmax");
-    DMLC_DECLARE_FIELD(dtype)
-        .add_enum("float16", kFloat16).add_enum("float32", kFloat32).add_enum("float64", kFloat64)
-        .set_default(dmlc::optional<int>())
-        .describe("DType of the output in case this can't be inferred. Defaults to the same as input's dtype.");
-    DMLC_DECLARE_FIELD(use_length).set_default(dmlc::optional<bool>(false))
-        .describe("Whether to use the length input as a mask over the data input.");
-  }
-};
 DMLC_REGISTER_PARAMETER(SoftmaxParam);
 
 namespace {
-
-enum SoftmaxKind { kSoftmax, kLogSoftmax, kSoftmin };
-
-bool UseLength(const NodeAttrs& a) {
-  const auto& p = a.get<SoftmaxParam>();
-  return p.use_length.has_value() && p.use_length.value();
-}
-
-/*! \brief data viewed as (outer, n, inner) around the axis. */
-struct AxisView {
-  int64_t outer, n, inner;
-  int axis;
-  AxisView(const NodeAttrs& attrs, const TShape& s) {
-    axis = NormAxis(attrs, attrs.get<SoftmaxParam>().axis, s.ndim());
-    outer = s.ProdShape(0, axis);
-    n = s[axis];
-    inner = s.ProdShape(axis + 1, s.ndim());
-  }
-};
 
 bool SoftmaxShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
   const TShape& ds = (*in)[0];
@@ -136,53 +103,49 @@ void SoftmaxGradPlain(SoftmaxKind kind, const AxisView& v, double temp, const DO
   }
 }
 
-/*! \brief softmax(x/T), log_softmax(x/T) and softmin(x) = softmax(-x/T) as softmax of scale * x. */
-float InputScale(SoftmaxKind kind, double temp) {
-  return static_cast<float>((kind == kSoftmin ? -1.0 : 1.0) / temp);
-}
-
 /*!
  * \brief float32 over a non-last axis without length masking: the tiled kernels. oneDNN's
  *        softmax on a strided axis ran 3-100x slower than they do; on the last axis it is fast.
  */
-bool UseInnerKernel(const AxisView& v, const TBlob& data, const TBlob& res, const TBlob* len) {
-  return !len && v.inner > 1 && data.type_flag_ == kFloat32 && res.type_flag_ == kFloat32;
+bool TiledTakes(const NodeAttrs& attrs, const TBlob& data, const TBlob& res) {
+  return !UseLength(attrs) && AxisView(attrs, data.shape_).inner > 1 && data.type_flag_ == kFloat32 &&
+         res.type_flag_ == kFloat32;
 }
 
-#if MXNET_USE_ONEDNN
-/*! \brief float32 in and out, no length masking, overwritten output, a rank oneDNN takes. */
-bool UseOneDNN(const TBlob& data, const TBlob& res, OpReqType req, const TBlob* len) {
-  return onednn::Enabled() && !len && req != kAddTo && data.type_flag_ == kFloat32 && res.type_flag_ == kFloat32 &&
-         data.Size() > 0 && data.ndim() <= 6;
+bool TiledForwardAccepts(const KernelProblem& p) {
+  return p.req[0] != kAddTo && TiledTakes(p.attrs, p.inputs[0], p.outputs[0]);
 }
-void ScaleInto(const TBlob& src, const TBlob& dst, float scale) {
-  const float* x = src.dptr<float>();
-  float* y = dst.dptr<float>();
-  ParallelFor(src.Size(), [&](int64_t i) { y[i] = x[i] * scale; });
+
+template <SoftmaxKind kKind>
+void TiledForward(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                  const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  if (req[0] == kNullOp) return;
+  const AxisView v(attrs, in[0].shape_);
+  SoftmaxInnerForward(kKind == kLogSoftmax, InputScale(kKind, Temperature(attrs)), v.outer, v.n, v.inner,
+                      in[0].dptr<float>(), out[0].dptr<float>());
 }
-#endif
+
+/*! \brief inputs (ograd, output, data [, length]); outputs (ddata [, dlength]). */
+bool TiledBackwardAccepts(const KernelProblem& p) {
+  return TiledTakes(p.attrs, p.inputs[1], p.outputs[0]) && p.inputs[0].type_flag_ == kFloat32;
+}
+
+template <SoftmaxKind kKind>
+void TiledBackward(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                   const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  if (req[0] == kNullOp) return;
+  const AxisView v(attrs, in[1].shape_);
+  SoftmaxInnerBackward(kKind == kLogSoftmax, InputScale(kKind, Temperature(attrs)), v.outer, v.n, v.inner,
+                       in[0].dptr<float>(), in[1].dptr<float>(), out[0].dptr<float>(), req[0] == kAddTo);
+}
 
 template <SoftmaxKind kKind>
 void SoftmaxCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
                     const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   if (req[0] == kNullOp) return;
-  const auto& p = attrs.get<SoftmaxParam>();
-  const double temp = p.temperature.has_value() ? p.temperature.value() : 1.0;
+  const double temp = Temperature(attrs);
   const AxisView v(attrs, in[0].shape_);
   const TBlob* len = UseLength(attrs) ? &in[1] : nullptr;
-  if (req[0] != kAddTo && UseInnerKernel(v, in[0], out[0], len)) {
-    return SoftmaxInnerForward(kKind == kLogSoftmax, InputScale(kKind, temp), v.outer, v.n, v.inner,
-                               in[0].dptr<float>(), out[0].dptr<float>());
-  }
-#if MXNET_USE_ONEDNN
-  if (UseOneDNN(in[0], out[0], req[0], len)) {
-    const float scale = InputScale(kKind, temp);
-    if (scale == 1.f) return onednn::SoftmaxForward(kKind == kLogSoftmax, in[0], out[0], v.axis);
-    // softmax(x / T) = softmax of the scaled copy, computed in place in the output.
-    ScaleInto(in[0], out[0], scale);
-    return onednn::SoftmaxForward(kKind == kLogSoftmax, out[0], out[0], v.axis);
-  }
-#endif
   MXNET_REAL_TYPE_SWITCH(in[0].type_flag_, DI, {
     MXNET_REAL_TYPE_SWITCH(out[0].type_flag_, DO, {
       SoftmaxPlain<DI, DO>(kKind, v, temp, in[0].dptr<DI>(), out[0].dptr<DO>(), len, req[0]);
@@ -197,22 +160,8 @@ void SoftmaxBackward(const NodeAttrs& attrs, const OpContext& ctx, const std::ve
   const TBlob* len = UseLength(attrs) ? &in[3] : nullptr;
   if (len && req[1] != kNullOp && req[1] != kAddTo) std::memset(out[1].dptr_, 0, out[1].Bytes());
   if (req[0] == kNullOp) return;
-  const auto& p = attrs.get<SoftmaxParam>();
-  const double temp = p.temperature.has_value() ? p.temperature.value() : 1.0;
+  const double temp = Temperature(attrs);
   const AxisView v(attrs, in[1].shape_);
-  if (UseInnerKernel(v, in[1], out[0], len) && in[0].type_flag_ == kFloat32) {
-    return SoftmaxInnerBackward(kKind == kLogSoftmax, InputScale(kKind, temp), v.outer, v.n, v.inner,
-                                in[0].dptr<float>(), in[1].dptr<float>(), out[0].dptr<float>(), req[0] == kAddTo);
-  }
-#if MXNET_USE_ONEDNN
-  if (UseOneDNN(in[1], out[0], req[0], len)) {
-    // d softmax(s * x) / dx = s * (the Jacobian at s * x), so the gradient is scaled after.
-    onednn::SoftmaxBackward(kKind == kLogSoftmax, in[0], in[1], out[0], v.axis);
-    const float scale = InputScale(kKind, temp);
-    if (scale != 1.f) ScaleInto(out[0], out[0], scale);
-    return;
-  }
-#endif
   MXNET_REAL_TYPE_SWITCH(in[1].type_flag_, DO, {
     MXNET_REAL_TYPE_SWITCH(out[0].type_flag_, DI, {
       SoftmaxGradPlain<DO, DI>(kKind, v, temp, in[0].dptr<DO>(), in[1].dptr<DO>(), out[0].dptr<DI>(), len, req[0]);
@@ -247,6 +196,14 @@ bool BackwardType(const NodeAttrs& attrs, std::vector<int>* in, std::vector<int>
       .set_infer_shape(BackwardShape)                                                                        \
       .set_infer_type(BackwardType)                                                                          \
       .set_compute(Context::kCPU, SoftmaxBackward<kind>);                                                    \
+  MXNET_REGISTER_KERNEL(_backward_##opname, kCPU, tiled)                                                     \
+      .set_rank(10)                                                                                          \
+      .set_accepts(TiledBackwardAccepts, /*cheap=*/true)                                                     \
+      .set_compute(TiledBackward<kind>);                                                                     \
+  MXNET_REGISTER_KERNEL(opname, kCPU, tiled)                                                                 \
+      .set_rank(10)                                                                                          \
+      .set_accepts(TiledForwardAccepts, /*cheap=*/true)                                                      \
+      .set_compute(TiledForward<kind>);                                                                      \
   MXNET_REGISTER_OP(opname)                                                                                    \
       .describe(doc)                                                                                         \
       .set_num_inputs([](const NodeAttrs& a) { return UseLength(a) ? 2u : 1u; })                             \

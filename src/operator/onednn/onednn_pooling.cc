@@ -1,8 +1,7 @@
 /*!
  * \file onednn_pooling.cc
- * \brief Pooling on channel-first tensors, plain or blocked. 2-D float32 max pooling of
- *        channel-blocked or NHWC data runs the lane kernels (max_pool_lanes.h) both ways;
- *        the rest runs oneDNN: max and average forward (inference propagation, so the forward
+ * \brief Pooling on channel-first tensors, plain or blocked: the lane kernels
+ *        (max_pool_lanes.h) for 2-D float32 max pooling, both ways, and oneDNN: max and average forward (inference propagation, so the forward
  *        op keeps a single output and no workspace), average backward, and max backward, which
  *        re-runs the training forward to get oneDNN's arg-max workspace (see MaxPoolBackward).
  *        Backward reads blocked gradients and inputs and leaves dx blocked where the op allows
@@ -18,6 +17,7 @@
 #include "operator/onednn/onednn_layout.h"
 #include "operator/onednn/onednn_operand.h"
 #include "operator/onednn/onednn_ops.h"
+#include "operator/onednn/onednn_pooling.h"
 
 namespace mxnet {
 namespace op {
@@ -125,17 +125,25 @@ bool LaneMaxPoolForward(const PoolDesc& p, const BlockedData& bx, const TBlob& y
 
 }  // namespace
 
+bool HoldsChannelLanes(const OpaqueLayout* layout, bool plain_too) {
+  const auto* b = dynamic_cast<const BlockedData*>(layout);
+  dnnl::memory::format_tag tag;
+  int64_t lanes;
+  return b && ChannelLanes(b->desc(), &tag, &lanes) && (plain_too || tag != dnnl::memory::format_tag::abcd);
+}
+
+bool PlainPoolIsSlow(const PoolDesc& p, const TBlob& x, const TBlob& y) {
+  return ForwardEntry(p, x, y, PlainDesc(x), false).plain_is_slow;
+}
+
 void PoolForward(const PoolDesc& p, const TBlob& x, const TBlob& y) {
   // A blocked x (from a conv or an activation) is pooled in its format and y left blocked;
   // so is a plain 4-D float32 x that oneDNN pools only with a non-JIT kernel (AVX2 max pooling
   // 3x3/2 of AlexNet's 1x64x55x55 took 2.1-2.3 ms on "simple_nchw", against 0.05 ms to copy it
-  // into channel blocks and about 0.1 ms to pool there); otherwise plain in, plain out. Max
-  // pooling of blocked data runs the lane kernel (LeNet's 64x20x24x24 nChw8c: 0.50 ms in
-  // oneDNN's AVX2 kernel).
+  // into channel blocks and about 0.1 ms to pool there); otherwise plain in, plain out.
   std::shared_ptr<const BlockedData> bx = BlockedInput(0, x);
   const bool leave_blocked = CanLeaveBlocked(0, y);
   if (bx && !leave_blocked) bx.reset();
-  if (bx && LaneMaxPoolForward(p, *bx, y)) return;
   if (!bx) PlainInput(0);
   FwdEntry* e = &ForwardEntry(p, x, y, bx ? bx->desc() : PlainDesc(x), bx != nullptr);
   if (e->plain_is_slow && leave_blocked && x.shape_.ndim() == 4 && x.type_flag_ == kFloat32) {
@@ -143,7 +151,6 @@ void PoolForward(const PoolDesc& p, const TBlob& x, const TBlob& y) {
     auto blocked = std::make_shared<BlockedData>(
         dnnl::memory::desc(plain_x.dims(), plain_x.data_type(), NativeChannelBlocking()), plain_x);
     blocked->FromPlain(x.dptr_);
-    if (LaneMaxPoolForward(p, *blocked, y)) return;
     bx = std::move(blocked);
     e = &ForwardEntry(p, x, y, bx->desc(), true);
   }
@@ -156,6 +163,25 @@ void PoolForward(const PoolDesc& p, const TBlob& x, const TBlob& y) {
   e->prim.execute(s, {{DNNL_ARG_SRC, e->src}, {DNNL_ARG_DST, e->dst}});
   s.wait();
   if (by) SetBlockedOutput(0, std::move(by));
+}
+
+void MaxPoolLanesForward(const PoolDesc& p, const TBlob& x, const TBlob& y) {
+  if (y.Size() == 0) return;
+  // Blocked x: pooled in its format, y left there. A plain x is copied into channel blocks
+  // when y may stay blocked (PoolForward says why), else pooled in place with one lane.
+  const bool leave_blocked = CanLeaveBlocked(0, y);
+  if (const auto bx = BlockedInput(0, x); bx && leave_blocked && LaneMaxPoolForward(p, *bx, y)) return;
+  PlainInput(0);
+  const auto plain_x = PlainDesc(x);
+  if (leave_blocked) {
+    BlockedData blocked(dnnl::memory::desc(plain_x.dims(), plain_x.data_type(), NativeChannelBlocking()), plain_x);
+    blocked.FromPlain(x.dptr_);
+    if (LaneMaxPoolForward(p, blocked, y)) return;
+  }
+  MaxPool2DGeom g;
+  dnnl::memory::format_tag tag;
+  MX_CHECK(LaneGeom(p, plain_x, y.shape_, &g, &tag)) << "Pooling: the lane kernel takes 2-D float32 max pooling only";
+  MaxPool2DForward(g, x.dptr<float>(), y.dptr<float>());
 }
 
 void AvgPoolBackward(const PoolDesc& p, const TBlob& dy, const TBlob& dx) {
@@ -207,8 +233,13 @@ bool DirectMaxPool2DBackward(const PoolDesc& p, const TBlob& dy, const TBlob& x,
 
 }  // namespace
 
+void MaxPoolLanesBackward(const PoolDesc& p, const TBlob& dy, const TBlob& x, const TBlob& dx) {
+  if (dx.Size() == 0) return;
+  MX_CHECK(DirectMaxPool2DBackward(p, dy, x, dx, BlockedInput(1, x)))
+      << "_backward_Pooling: the lane kernel takes 2-D float32 max pooling of plain or channel-lane data only";
+}
+
 void MaxPoolBackward(const PoolDesc& p, const TBlob& dy, const TBlob& x, const TBlob& dx) {
-  if (DirectMaxPool2DBackward(p, dy, x, dx, BlockedInput(1, x))) return;
   // The forward op runs forward_inference and has no hidden workspace output (its output
   // count is MXNet's); re-running the training forward here costs one pooling pass and
   // replaces the plain kernel's window re-scan with oneDNN's vectorised scatter. When x is
