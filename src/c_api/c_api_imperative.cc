@@ -118,7 +118,9 @@ std::shared_ptr<const mxnet::op::NodeAttrs> ParsedAttrs(const Op* op, int num_in
   if (it != cache.end()) return it->second;
   std::unordered_map<std::string, std::string> dict;
   for (int i = 0; i < num_params; ++i) dict[keys[i]] = vals[i];
-  if (!op->key_var_num_args.empty()) dict[op->key_var_num_args] = std::to_string(num_inputs);
+  // A count given by the caller stays: Invoke rejects a call whose inputs do not match it.
+  if (!op->key_var_num_args.empty() && !dict.count(op->key_var_num_args))
+    dict[op->key_var_num_args] = std::to_string(num_inputs);
   auto attrs = std::make_shared<const mxnet::op::NodeAttrs>(mxnet::op::MakeAttrs(op, dict));  // throws: not kept
   if (cache.size() >= 4096) cache.clear();  // bounded: calls with ever-new values (e.g. scalars)
   cache.emplace(key, attrs);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "mxnet/op.h"
+#include "operator/common/op_family.h"
 
 namespace mxnet {
 namespace op {
@@ -18,10 +19,8 @@ namespace op {
  * \brief Registers `name`(ograd, data) -> input gradient, shaped like data and typed like
  *        ograd. The caller adds the forward's parameters (add_arguments, set_attr_parser).
  */
-inline Op& RegisterBackwardWithData(const char* name, const char* doc, FCompute fc) {
-  return OpRegistry::Get()
-      ->Register(name)
-      .describe(doc)
+inline Op& BackwardWithData(Op& op, const char* doc, FCompute fc) {
+  return op.describe(doc)
       .set_num_inputs(2)
       .set_num_outputs(1)
       .add_argument("ograd", "NDArray-or-Symbol", "Gradient of the output.")

@@ -7,6 +7,7 @@
 #define MXNET_OPERATOR_COMMON_BINARY_FUNCTORS_H_
 
 #include <cmath>
+#include <limits>
 #include <type_traits>
 
 #include "operator/common/vector_math.h"
@@ -62,6 +63,34 @@ inline C ln(C a) {
   }
 }
 
+/*! \brief The larger of a and b; NaN on either side propagates (numpy's maximum). */
+template <typename C>
+inline C maximum(C a, C b) {
+  return (a > b || a != a) ? a : b;  // a != a: a is NaN; b NaN fails a > b and is returned
+}
+/*! \brief The smaller of a and b; NaN on either side propagates (numpy's minimum). */
+template <typename C>
+inline C minimum(C a, C b) {
+  return (a < b || a != a) ? a : b;
+}
+
+/*!
+ * \brief A scalar parameter (held as double) in the compute type C of an array: for integer
+ *        arrays truncated toward zero, as MXNet casts the scalar to the array's dtype first
+ *        (int32 x + 2.5 adds 2), and saturated to C's range instead of overflowing.
+ */
+template <typename C>
+inline C ScalarAs(double s) {
+  if constexpr (std::is_integral_v<C> && !std::is_same_v<C, bool>) {
+    if (s != s) return C(0);
+    if (s <= static_cast<double>(std::numeric_limits<C>::lowest())) return std::numeric_limits<C>::lowest();
+    if (s >= static_cast<double>(std::numeric_limits<C>::max())) return std::numeric_limits<C>::max();
+    return static_cast<C>(s);
+  } else {
+    return static_cast<C>(s);
+  }
+}
+
 }  // namespace math
 
 // X(name, value of (a, b), d/da, d/db). Comparisons and logical ops return 1/0 in C and
@@ -74,8 +103,8 @@ inline C ln(C a) {
   X(mod, math::mod(a, b), C(1), C(-std::floor(a / b)))                                      \
   X(power, math::power(a, b), C(b * math::power(a, C(b - C(1)))),                           \
     C(math::power(a, b) * math::ln(a)))                                                     \
-  X(maximum, C(a > b ? a : b), C(a >= b ? 1 : 0), C(a < b ? 1 : 0))                         \
-  X(minimum, C(a < b ? a : b), C(a <= b ? 1 : 0), C(a > b ? 1 : 0))                         \
+  X(maximum, math::maximum(a, b), C(a >= b ? 1 : 0), C(a < b ? 1 : 0))                      \
+  X(minimum, math::minimum(a, b), C(a <= b ? 1 : 0), C(a > b ? 1 : 0))                      \
   X(hypot, C(std::hypot(a, b)), C(a / std::hypot(a, b)), C(b / std::hypot(a, b)))           \
   X(equal, C(a == b ? 1 : 0), C(0), C(0))                                                   \
   X(not_equal, C(a != b ? 1 : 0), C(0), C(0))                                               \

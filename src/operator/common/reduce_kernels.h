@@ -80,9 +80,11 @@ inline int64_t KeptOffset(const ReducePlan& p, int64_t o) {
  */
 template <typename F>
 inline void WalkReducedRuns(const ReducePlan& p, int64_t base, int64_t k0, int64_t k1, F fn) {
+  // Nothing to visit; also keeps an empty reduced dim (an empty input) out of the divisions below.
+  if (k0 >= k1) return;
   const int nr = static_cast<int>(p.rshape.size());
   if (nr == 0) {
-    if (k0 < k1) fn(base, int64_t{1}, int64_t{1});
+    fn(base, int64_t{1}, int64_t{1});
     return;
   }
   int64_t idx[64] = {0};  // MXNet caps ndim at 32
@@ -125,7 +127,12 @@ struct SumReducer {
   template <typename A> static A Finalize(A acc, int64_t) { return acc; }
 };
 struct MeanReducer : SumReducer {
-  template <typename A> static A Finalize(A acc, int64_t k) { return k ? A(acc / A(k)) : A(NAN); }
+  // The mean of nothing is NaN (numpy); an integer type has none and gives 0.
+  template <typename A> static A Finalize(A acc, int64_t k) {
+    if (k) return A(acc / A(k));
+    if constexpr (std::is_floating_point_v<A>) return A(NAN);
+    return A(0);
+  }
 };
 struct NanSumReducer : SumReducer {
   template <typename A> static A Map(A x) { return x != x ? A(0) : x; }  // x != x: NaN, any A

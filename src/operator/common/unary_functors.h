@@ -25,6 +25,8 @@ template <typename C>
 inline C absval(C x) {
   if constexpr (std::is_unsigned_v<C>) {
     return x;
+  } else if constexpr (std::is_floating_point_v<C>) {
+    return std::fabs(x);  // clears the sign of -0.0 too
   } else {
     return x < C(0) ? C(-x) : x;
   }
@@ -119,7 +121,7 @@ MXNET_VECTOR_OR_STD(tan_, std::fabs(x) > vmath::kTrigLimit ? std::tan(x) : vmath
   X(degrees, C(x * C(180.0 / M_PI)), C(180.0 / M_PI))                                        \
   X(radians, C(x * C(M_PI / 180.0)), C(M_PI / 180.0))                                        \
   X(sigmoid, C(math::sigmoid_(x)), C(y * (C(1) - y)))                             \
-  X(relu, C(x > C(0) ? x : C(0)), C(x > C(0) ? C(1) : C(0)))                                 \
+  X(relu, C(x > C(0) || x != x ? x : C(0)), C(x > C(0) ? C(1) : C(0)))  /* NaN propagates */  \
   X(softsign, C(x / (C(1) + math::absval(x))),                                               \
     C(C(1) / ((C(1) + math::absval(x)) * (C(1) + math::absval(x)))))                         \
   X(erf, C(math::erf_(x)), C(C(M_2_SQRTPI) * math::exp_(C(-x * x))))                                \
@@ -151,6 +153,29 @@ namespace unary {
 MXNET_UNARY_MATH_OPS(MXNET_DEFINE_UNARY_FUNCTOR)
 #undef MXNET_DEFINE_UNARY_FUNCTOR
 }  // namespace unary
+
+/*!
+ * \brief Rows whose value on an integer is an integer: integer inputs are computed in their own
+ *        type (exact for int64 beyond 2^53), the others through double.
+ */
+template <typename OP>
+constexpr bool kIntegerClosed = false;
+#define MXNET_INTEGER_CLOSED(name) \
+  template <>                      \
+  constexpr bool kIntegerClosed<unary::name> = true;
+MXNET_INTEGER_CLOSED(abs)
+MXNET_INTEGER_CLOSED(sign)
+MXNET_INTEGER_CLOSED(negative)
+MXNET_INTEGER_CLOSED(square)
+MXNET_INTEGER_CLOSED(relu)
+MXNET_INTEGER_CLOSED(floor)
+MXNET_INTEGER_CLOSED(ceil)
+MXNET_INTEGER_CLOSED(round)
+MXNET_INTEGER_CLOSED(rint)
+MXNET_INTEGER_CLOSED(trunc)
+MXNET_INTEGER_CLOSED(fix)
+MXNET_INTEGER_CLOSED(logical_not)
+#undef MXNET_INTEGER_CLOSED
 
 /*!
  * \brief Rows whose float vector form holds for |x| <= kLimit only. Fwd and Grad stay correct

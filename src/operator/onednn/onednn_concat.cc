@@ -71,7 +71,7 @@ bool JoinChannelLanes(const std::vector<std::shared_ptr<const BlockedData>>& blo
 }  // namespace
 
 bool ConcatForward(const std::vector<TBlob>& in, const TBlob& out, int axis, OpReqType req) {
-  if (!Enabled() || !SupportedType(out.type_flag_) || req != kWriteTo || out.Size() == 0) return false;
+  if (!SupportedType(out.type_flag_) || req != kWriteTo || out.Size() == 0) return false;
   std::vector<std::shared_ptr<const BlockedData>> blocked(in.size());
   bool any_blocked = false;
   for (size_t i = 0; i < in.size(); ++i) {

@@ -21,7 +21,7 @@ namespace onednn {
  * \brief Joins `in` along `axis` into `out` when at least one input holds a blocked layout
  *        (plain inputs are read as they are); the output is left in the primitive's format
  *        when it may be. Returns false, having touched nothing, when the plain copy should run
- *        instead: no blocked input, oneDNN off, an unsupported dtype, an empty input, or req
+ *        instead: no blocked input, an unsupported dtype, an empty input, or req
  *        other than kWriteTo.
  */
 bool ConcatForward(const std::vector<TBlob>& in, const TBlob& out, int axis, OpReqType req);

@@ -6,6 +6,9 @@
 
 #include "operator/onednn/onednn_same_layout.h"
 
+#include <memory>
+#include <utility>
+
 namespace mxnet {
 namespace op {
 namespace onednn {
@@ -22,18 +25,37 @@ bool Dense(const dnnl::memory::desc& d, const TBlob& like) {
 
 }  // namespace
 
-std::vector<std::shared_ptr<const BlockedData>> SameDenseBlockedInputs(const std::vector<TBlob>& in, size_t n,
-                                                                       OpReqType req, const TBlob& out) {
-  std::vector<std::shared_ptr<const BlockedData>> src;
-  if (!Enabled() || n == 0 || n > in.size() || (req != kWriteTo && req != kWriteInplace)) return src;
-  if (!CanLeaveBlocked(0, out)) return src;
-  for (size_t i = 0; i < n; ++i) {
-    if (in[i].shape_ != out.shape_ || in[i].type_flag_ != out.type_flag_) return {};
-    auto b = BlockedInput(i, in[i]);
-    if (!b || (i == 0 ? !Dense(b->desc(), out) : b->desc() != src[0]->desc())) return {};
-    src.push_back(std::move(b));
+bool SameDenseLayout(const KernelProblem& p) {
+  // The common call has plain inputs: answered by the first test.
+  if (p.inputs.empty() || p.input_layouts[0] == nullptr || p.outputs.size() != 1) return false;
+  if (p.req[0] != kWriteTo && p.req[0] != kWriteInplace) return false;
+  const TBlob& out = p.outputs[0];
+  // Only this module installs layouts on CPU arrays, so the casts are to our own type.
+  const auto* first = dynamic_cast<const BlockedData*>(p.input_layouts[0]);
+  if (first == nullptr || !Dense(first->desc(), out)) return false;
+  for (size_t i = 0; i < p.inputs.size(); ++i) {
+    if (p.inputs[i].shape_ != out.shape_ || p.inputs[i].type_flag_ != out.type_flag_) return false;
+    const auto* b = dynamic_cast<const BlockedData*>(p.input_layouts[i]);
+    if (b == nullptr || (i > 0 && b->desc() != first->desc())) return false;
   }
-  return src;
+  return CanLeaveBlocked(0, out);
+}
+
+void RunOnSameLayout(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                     const std::vector<OpReqType>&, const std::vector<TBlob>& out) {
+  std::vector<std::shared_ptr<const BlockedData>> src(in.size());
+  std::vector<TBlob> ins = in;
+  for (size_t i = 0; i < in.size(); ++i) {
+    src[i] = BlockedInput(i, in[i]);
+    MX_CHECK(src[i] != nullptr) << attrs.op->name << ": same_layout kernel run on an input that is not blocked";
+    ins[i].dptr_ = src[i]->ptr();
+  }
+  auto dst = std::make_shared<BlockedData>(src[0]->desc(), PlainDesc(out[0]));
+  std::vector<TBlob> outs = out;
+  outs[0].dptr_ = dst->ptr();
+  // The fresh buffer is written whole, whatever the caller's request (kWriteTo or kWriteInplace).
+  (*attrs.op->GetCompute(Context::kCPU))(attrs, ctx, ins, {kWriteTo}, outs);
+  SetBlockedOutput(0, std::move(dst));
 }
 
 bool ShareBlockedInput(const TBlob& in, OpReqType req, size_t o, const TBlob& out) {

@@ -10,7 +10,6 @@
 #include "mxnet/op.h"
 #include "operator/common/binary_functors.h"
 #include "operator/common/elemwise_kernels.h"
-#include "operator/onednn/onednn_same_layout.h"
 
 namespace mxnet {
 namespace op {
@@ -28,28 +27,16 @@ DMLC_REGISTER_PARAMETER(ScalarOpParam);
 namespace {
 
 template <typename OP, bool kReverse>
-void ScalarPlain(double s, const TBlob& in, const TBlob& out, OpReqType req) {
-  MXNET_TYPE_SWITCH(in.type_flag_, DType, {
-    using C = real_compute_t<DType>;
-    const C cs = static_cast<C>(s);
-    MapUnary<DType, C>(in.dptr<DType>(), out.dptr<DType>(), in.Size(), req,
-                       [cs](C x) { return kReverse ? OP::Fwd(cs, x) : OP::Fwd(x, cs); });
-  });
-}
-
-template <typename OP, bool kReverse>
 void ScalarCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
                    const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   const double s = attrs.get<ScalarOpParam>().scalar;
-#if MXNET_USE_ONEDNN
-  // A dense blocked input (no padding a scalar would turn non-zero) keeps its format.
-  if (onednn::RunOnSameLayout(in, 1, req[0], out[0], [s](const std::vector<TBlob>& i, const TBlob& o) {
-        ScalarPlain<OP, kReverse>(s, i[0], o, kWriteTo);
-      }))
-    return;
-  onednn::PlainInputs();
-#endif
-  ScalarPlain<OP, kReverse>(s, in[0], out[0], req[0]);
+  // Integer arrays compute in their own type with the scalar cast to it (MXNet's semantics).
+  MXNET_TYPE_SWITCH(in[0].type_flag_, DType, {
+    using C = compute_t<DType>;
+    const C cs = math::ScalarAs<C>(s);
+    MapUnary<DType, C>(in[0].dptr<DType>(), out[0].dptr<DType>(), in[0].Size(), req[0],
+                       [cs](C x) { return kReverse ? OP::Fwd(cs, x) : OP::Fwd(x, cs); });
+  });
 }
 
 template <typename OP, bool kReverse>
@@ -108,8 +95,7 @@ void RegisterScalar(const std::string& row) {
       .set_infer_shape(ElemwiseShape)
       .set_infer_type(ElemwiseType)
       .set_inplace_option([](const NodeAttrs&) { return InplacePairs{{0, 0}}; })
-      .set_compute(Context::kCPU, ScalarCompute<OP, kReverse>)
-      .set_accepts_opaque_layout(true);
+      .set_compute(Context::kCPU, ScalarCompute<OP, kReverse>);
   if (IsComparison(row)) {
     op.set_gradient(ZeroGrads);
     return;

@@ -11,7 +11,6 @@
 #include "operator/common/binary_functors.h"
 #include "operator/common/broadcast_util.h"
 #include "operator/common/reduce_kernels.h"
-#include "operator/onednn/onednn_same_layout.h"
 
 namespace mxnet {
 namespace op {
@@ -29,24 +28,12 @@ bool BroadcastBinaryShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::
 }
 
 template <typename OP>
-void BroadcastPlain(const std::vector<TBlob>& in, const TBlob& out, OpReqType req) {
-  MXNET_TYPE_SWITCH(in[0].type_flag_, DType, {
-    BroadcastBinary(in[0].shape_, in[0].dptr<DType>(), in[1].shape_, in[1].dptr<DType>(), out.shape_, out.dptr<DType>(),
-                    req, [](compute_t<DType> a, compute_t<DType> b) { return OP::Fwd(a, b); });
-  });
-}
-
-template <typename OP>
 void BroadcastCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
                       const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
-#if MXNET_USE_ONEDNN
-  // Equal shapes (the residual add of ResNet): position-wise on one dense blocked format.
-  if (onednn::RunOnSameLayout(in, 2, req[0], out[0],
-                              [](const std::vector<TBlob>& i, const TBlob& o) { BroadcastPlain<OP>(i, o, kWriteTo); }))
-    return;
-  onednn::PlainInputs();
-#endif
-  BroadcastPlain<OP>(in, out[0], req[0]);
+  MXNET_TYPE_SWITCH(in[0].type_flag_, DType, {
+    BroadcastBinary(in[0].shape_, in[0].dptr<DType>(), in[1].shape_, in[1].dptr<DType>(), out[0].shape_,
+                    out[0].dptr<DType>(), req[0], [](compute_t<DType> a, compute_t<DType> b) { return OP::Fwd(a, b); });
+  });
 }
 
 /*! \brief Sums `full` (shape os, compute type C) down to shape `ts` into dst. */
@@ -62,28 +49,16 @@ void SumToShape(const C* full, const TShape& os, const TShape& ts, DType* dst, O
 
 /*!
  * \brief add/sub of equal shapes (ResNet's residual sums): the gradients are +-ograd, so no
- *        temporary, no reduction and no read of a or b (which would reorder their blocked
- *        layouts). A blocked ograd from a oneDNN backward is handed on as the same immutable
- *        layout, without a copy. False when this is not that case.
+ *        temporary, no reduction and no read of a or b; outputs with req kNullOp are left alone
+ *        (the share_ograd kernel may have handed a blocked ograd on to them). False when this
+ *        is not that case.
  */
 template <typename OP>
 bool EqualShapeBackward(const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
                         const std::vector<TBlob>& out) {
   constexpr bool kAdd = std::is_same<OP, binary::add>::value, kSub = std::is_same<OP, binary::sub>::value;
   if (!(kAdd || kSub) || in[1].shape_ != in[0].shape_ || in[2].shape_ != in[0].shape_) return false;
-  bool done[2] = {req[0] == kNullOp, req[1] == kNullOp};
-#if MXNET_USE_ONEDNN
-  if (auto bg = onednn::BlockedInput(0, in[0])) {
-    for (int side = 0; side < 2; ++side) {
-      if (done[side] || (side == 1 && kSub) || req[side] != kWriteTo || !onednn::CanLeaveBlocked(side, out[side]))
-        continue;
-      onednn::SetBlockedOutput(side, bg);
-      done[side] = true;
-    }
-  }
-  if (done[0] && done[1]) return true;
-  onednn::PlainInput(0);
-#endif
+  const bool done[2] = {req[0] == kNullOp, req[1] == kNullOp};
   MXNET_TYPE_SWITCH(in[0].type_flag_, DType, {
     using C = real_compute_t<DType>;
     const DType* g = in[0].dptr<DType>();
@@ -103,9 +78,6 @@ template <typename OP>
 void BroadcastBackward(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
                        const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   if (EqualShapeBackward<OP>(in, req, out)) return;
-#if MXNET_USE_ONEDNN
-  onednn::PlainInputs();  // the op accepts blocked inputs; the loops below read plain memory
-#endif
   MXNET_TYPE_SWITCH(in[0].type_flag_, DType, {
     using C = real_compute_t<DType>;
     const TShape& os = in[0].shape_;
@@ -161,8 +133,7 @@ void RegisterBroadcastBinary(const std::string& row) {
       // In place only where an input has the output's shape (the imperative layer checks), so
       // `x += y` writes x directly; the loops read each element before writing it.
       .set_inplace_option([](const NodeAttrs&) { return InplacePairs{{0, 0}, {1, 0}}; })
-      .set_compute(Context::kCPU, BroadcastCompute<OP>)
-      .set_accepts_opaque_layout(true);
+      .set_compute(Context::kCPU, BroadcastCompute<OP>);
   if (IsComparison(row)) {
     op.set_gradient(ZeroGrads);
     return;
@@ -186,8 +157,7 @@ void RegisterBroadcastBinary(const std::string& row) {
       })
       .set_infer_type(ElemwiseType)
       .set_resource_request(std::vector<ResourceRequest>{ResourceRequest::kTempSpace})
-      .set_compute(Context::kCPU, BroadcastBackward<OP>)
-      .set_accepts_opaque_layout(true);
+      .set_compute(Context::kCPU, BroadcastBackward<OP>);
 }
 
 struct Registrar {

@@ -14,21 +14,12 @@
 #include "operator/common/axis_util.h"
 #include "operator/common/elemwise_kernels.h"
 #include "operator/common/parallel.h"
-#include "operator/onednn/onednn_concat.h"
-#include "operator/onednn/onednn_layout.h"
+#include "operator/tensor/concat_param.h"
 #include "operator/tensor/join_split.h"
 
 namespace mxnet {
 namespace op {
 
-struct ConcatParam : public dmlc::Parameter<ConcatParam> {
-  int num_args;
-  int dim;
-  DMLC_DECLARE_PARAMETER(ConcatParam) {
-    DMLC_DECLARE_FIELD(num_args).set_lower_bound(1).describe("Number of inputs to be concatenated.");
-    DMLC_DECLARE_FIELD(dim).set_default(1).describe("the dimension to be concated.");
-  }
-};
 DMLC_REGISTER_PARAMETER(ConcatParam);
 
 struct StackParam : public dmlc::Parameter<StackParam> {
@@ -110,12 +101,7 @@ bool ConcatShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TS
 
 void ConcatForward(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
                    const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
-  const int axis = CheckAxis(attrs, attrs.get<ConcatParam>().dim, out[0].shape_, "dim");
-#if MXNET_USE_ONEDNN
-  if (onednn::ConcatForward(in, out[0], axis, req[0])) return;
-  onednn::PlainInputs();  // the op accepts blocked inputs; the copy below reads plain memory
-#endif
-  JoinCompute(in, out[0], axis, false, req[0]);
+  JoinCompute(in, out[0], ConcatAxis(attrs, out[0].shape_), false, req[0]);
 }
 
 /*! \brief _backward_Concat: inputs (ograd, data_0..data_{n-1}); gradient pieces shaped like the data. */
@@ -205,7 +191,6 @@ struct Registrar {
         .set_infer_shape(ConcatShape)
         .set_infer_type(ElemwiseType)
         .set_compute(Context::kCPU, ConcatForward)
-        .set_accepts_opaque_layout(true)
         .set_gradient([](const NodePtr& n, const std::vector<NodeEntry>& og) {
           std::vector<NodeEntry> ins{og[0]};
           ins.insert(ins.end(), n->inputs.begin(), n->inputs.end());

@@ -108,8 +108,7 @@ void DiagBackward(const NodeAttrs& attrs, const OpContext&, const std::vector<TB
 
 struct Registrar {
   Registrar() {
-    OpRegistry::Get()
-        ->Register("diag")
+    MXNET_REGISTER_OP(diag)
         .describe(
             "Extracts a diagonal or constructs a diagonal array: a 1-D input gives a 2-D array with the input "
             "on diagonal k; an N-D input gives its diagonal k over (axis1, axis2), appended as the last axis.")
@@ -126,7 +125,7 @@ struct Registrar {
         .set_infer_type(ElemwiseType)
         .set_compute(Context::kCPU, DiagForward)
         .set_gradient(GradWithData("_backward_diag"));
-    RegisterBackwardWithData("_backward_diag", "Gradient of diag.", DiagBackward)
+    MXNET_REGISTER_OP_FAMILY(_backward_diag, BackwardWithData, "Gradient of diag.", DiagBackward)
         .add_arguments(DiagParam::__FIELDS__())
         .set_attr_parser(ParamParser<DiagParam>);
   }

@@ -8,31 +8,20 @@
 
 #include "mxnet/op.h"
 #include "operator/common/parallel.h"
-#include "operator/onednn/onednn_same_layout.h"
 
 namespace mxnet {
 namespace op {
 namespace {
 
-void AddPlain(const std::vector<TBlob>& in, const TBlob& out, OpReqType r) {
-  MXNET_TYPE_SWITCH(out.type_flag_, DType, {
-    const DType* a = in[0].dptr<DType>();
-    const DType* b = in[1].dptr<DType>();
-    DType* y = out.dptr<DType>();
-    ParallelFor(out.Size(), [=](int64_t i) { AssignReq(&y[i], r, a[i] + b[i]); });
-  });
-}
-
 void AddCompute(const NodeAttrs&, const OpContext&, const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
                 const std::vector<TBlob>& out) {
-#if MXNET_USE_ONEDNN
-  // Two inputs in one dense blocked format: add the buffers, the sum keeps the format.
-  if (onednn::RunOnSameLayout(in, 2, req[0], out[0],
-                              [](const std::vector<TBlob>& i, const TBlob& o) { AddPlain(i, o, kWriteTo); }))
-    return;
-  onednn::PlainInputs();
-#endif
-  AddPlain(in, out[0], req[0]);
+  MXNET_TYPE_SWITCH(out[0].type_flag_, DType, {
+    const DType* a = in[0].dptr<DType>();
+    const DType* b = in[1].dptr<DType>();
+    DType* y = out[0].dptr<DType>();
+    const OpReqType r = req[0];
+    ParallelFor(out[0].Size(), [=](int64_t i) { AssignReq(&y[i], r, a[i] + b[i]); });
+  });
 }
 
 void CopyCompute(const NodeAttrs&, const OpContext&, const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
@@ -81,7 +70,6 @@ MXNET_REGISTER_OP(elemwise_add)
     .set_infer_type(ElemwiseType)
     .set_inplace_option([](const NodeAttrs&) { return InplacePairs{{0, 0}, {1, 0}}; })
     .set_compute(Context::kCPU, AddCompute)
-    .set_accepts_opaque_layout(true)
     .set_gradient([](const NodePtr&, const std::vector<NodeEntry>& ograds) {
       return std::vector<NodeEntry>{ograds[0], ograds[0]};
     });

@@ -9,31 +9,18 @@
 #include "mxnet/op.h"
 #include "operator/common/binary_functors.h"
 #include "operator/common/elemwise_kernels.h"
-#include "operator/onednn/onednn_same_layout.h"
 
 namespace mxnet {
 namespace op {
 namespace {
 
 template <typename OP>
-void BinaryPlain(const std::vector<TBlob>& in, const TBlob& out, OpReqType req) {
-  MXNET_TYPE_SWITCH(in[0].type_flag_, DType, {
-    MapBinary(in[0].dptr<DType>(), in[1].dptr<DType>(), out.dptr<DType>(), out.Size(), req,
-              [](compute_t<DType> a, compute_t<DType> b) { return OP::Fwd(a, b); });
-  });
-}
-
-template <typename OP>
 void BinaryCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
                    const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
-#if MXNET_USE_ONEDNN
-  // Position-wise: two inputs in one dense blocked format give the output in that format.
-  if (onednn::RunOnSameLayout(in, 2, req[0], out[0],
-                              [](const std::vector<TBlob>& i, const TBlob& o) { BinaryPlain<OP>(i, o, kWriteTo); }))
-    return;
-  onednn::PlainInputs();
-#endif
-  BinaryPlain<OP>(in, out[0], req[0]);
+  MXNET_TYPE_SWITCH(in[0].type_flag_, DType, {
+    MapBinary(in[0].dptr<DType>(), in[1].dptr<DType>(), out[0].dptr<DType>(), out[0].Size(), req[0],
+              [](compute_t<DType> a, compute_t<DType> b) { return OP::Fwd(a, b); });
+  });
 }
 
 /*! \brief (ograd, a, b) -> (ograd * d/da, ograd * d/db). */
@@ -93,8 +80,7 @@ void RegisterElemwiseBinary(const std::string& row) {
       .set_infer_shape(ElemwiseShape)
       .set_infer_type(ElemwiseType)
       .set_inplace_option([](const NodeAttrs&) { return InplacePairs{{0, 0}, {1, 0}}; })
-      .set_compute(Context::kCPU, BinaryCompute<OP>)
-      .set_accepts_opaque_layout(true);
+      .set_compute(Context::kCPU, BinaryCompute<OP>);
   if (IsComparison(row)) {
     op.set_gradient(ZeroGrads);
     return;

@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "mxnet/op.h"
+#include "operator/common/binary_functors.h"
 #include "operator/common/broadcast_util.h"
 #include "operator/common/elemwise_kernels.h"
 #include "operator/common/reduce_kernels.h"
-#include "operator/onednn/onednn_same_layout.h"
 
 namespace mxnet {
 namespace op {
@@ -71,26 +71,19 @@ void CastCompute(const NodeAttrs&, const OpContext&, const std::vector<TBlob>& i
   });
 }
 
-void ClipPlain(const ClipParam& p, const TBlob& in, const TBlob& out, OpReqType req) {
-  MXNET_TYPE_SWITCH(in.type_flag_, DType, {
-    using C = real_compute_t<DType>;
-    const C lo = static_cast<C>(p.a_min), hi = static_cast<C>(p.a_max);
-    MapUnary<DType, C>(in.dptr<DType>(), out.dptr<DType>(), in.Size(), req,
-                       [lo, hi](C x) { return x < lo ? lo : (x > hi ? hi : x); });
-  });
-}
-
 void ClipCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
                  const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   const auto& p = attrs.get<ClipParam>();
-#if MXNET_USE_ONEDNN
-  // A dense blocked input keeps its format (padding would not stay zero for a_min > 0).
-  if (onednn::RunOnSameLayout(in, 1, req[0], out[0],
-                              [&p](const std::vector<TBlob>& i, const TBlob& o) { ClipPlain(p, i[0], o, kWriteTo); }))
-    return;
-  onednn::PlainInputs();
-#endif
-  ClipPlain(p, in[0], out[0], req[0]);
+  // Integers in their own type (exact beyond 2^53). min(max(x, a_min), a_max): a_min > a_max
+  // gives a_max everywhere and NaN stays NaN, as numpy's clip.
+  MXNET_TYPE_SWITCH(in[0].type_flag_, DType, {
+    using C = compute_t<DType>;
+    const C lo = math::ScalarAs<C>(p.a_min), hi = math::ScalarAs<C>(p.a_max);
+    MapUnary<DType, C>(in[0].dptr<DType>(), out[0].dptr<DType>(), in[0].Size(), req[0], [lo, hi](C x) {
+      const C y = x < lo ? lo : x;
+      return y > hi ? hi : y;
+    });
+  });
 }
 
 /*! \brief (ograd, x): the gradient passes where x lies inside [a_min, a_max]. */
@@ -261,7 +254,6 @@ struct Registrar {
         .set_infer_type(ElemwiseType)
         .set_inplace_option([](const NodeAttrs&) { return InplacePairs{{0, 0}}; })
         .set_compute(Context::kCPU, ClipCompute)
-        .set_accepts_opaque_layout(true)
         .set_gradient([](const NodePtr& n, const std::vector<NodeEntry>& og) {
           return std::vector<NodeEntry>{MakeNode("_backward_clip", n->attrs.name + "_backward", {og[0], n->inputs[0]},
                                                  {n->attrs.dict.begin(), n->attrs.dict.end()})};

@@ -7,7 +7,6 @@
 #include <cstring>
 #include <string>
 #include <type_traits>
-#include <unordered_set>
 #include <vector>
 
 #include "mxnet/op.h"
@@ -22,7 +21,7 @@ template <typename OP>
 void UnaryCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
                   const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   MXNET_TYPE_SWITCH(in[0].type_flag_, DType, {
-    using C = real_compute_t<DType>;
+    using C = std::conditional_t<kIntegerClosed<OP>, compute_t<DType>, real_compute_t<DType>>;
     if constexpr (TrigLimited<OP>::kLimited && std::is_same_v<C, float>) {
       MapUnaryLimited<DType, C>(in[0].dptr<DType>(), out[0].dptr<DType>(), in[0].Size(), req[0],
                                 TrigLimited<OP>::kLimit, [](C x) { return TrigLimited<OP>::VecFwd(x); },
@@ -50,13 +49,6 @@ void UnaryBackward(const NodeAttrs& attrs, const OpContext& ctx, const std::vect
       MapBinary<DType, C>(ograd, data, out[0].dptr<DType>(), in[0].Size(), req[0], [](C g, C x) { return C(g * OP::Grad(x)); });
     }
   });
-}
-
-/*! \brief Rounding, sign and logical ops: MXNet defines their gradient as zero. */
-bool HasZeroGradient(const char* name) {
-  static const std::unordered_set<std::string> zero = {"sign",  "floor", "ceil", "round",
-                                                       "rint",  "trunc", "fix",  "logical_not"};
-  return zero.count(name) != 0;
 }
 
 const char* UnaryDoc(const std::string& name) {
@@ -108,23 +100,27 @@ const char* UnaryDoc(const std::string& name) {
   return it == docs.end() ? "" : it->second;
 }
 
-#define MXNET_REGISTER_UNARY(opname, fwd, grad)                                                          \
-  MXNET_REGISTER_OP(opname)                                                                              \
-      .describe(UnaryDoc(#opname))                                                                       \
+/*! \brief Registers unary op `opname` (its functor unary::opname) with the given gradient. */
+#define MXNET_REGISTER_UNARY_OP(opname, gradient)                                                       \
+  MXNET_REGISTER_OP(opname)                                                                            \
+      .describe(UnaryDoc(#opname))                                                                     \
       .set_num_inputs(1)                                                                               \
       .set_num_outputs(1)                                                                              \
       .add_argument("data", "NDArray-or-Symbol", "The input array.")                                   \
       .set_infer_shape(ElemwiseShape)                                                                  \
       .set_infer_type(ElemwiseType)                                                                    \
       .set_inplace_option([](const NodeAttrs&) { return InplacePairs{{0, 0}}; })                       \
-      .set_compute(Context::kCPU, UnaryCompute<unary::opname>)                                           \
-      .set_gradient([](const NodePtr& n, const std::vector<NodeEntry>& og) {                           \
-        if (HasZeroGradient(#opname)) return ZeroGrads(n, og);                                           \
-        return std::vector<NodeEntry>{                                                                 \
-            MakeNode("_backward_" #opname, n->attrs.name + "_backward", {og[0], n->inputs[0]})};         \
-      });                                                                                              \
-  MXNET_REGISTER_OP(_backward_##opname)                                                                  \
-      .describe("Gradient of " #opname ": ograd * d" #opname "/dx.")                                       \
+      .set_compute(Context::kCPU, UnaryCompute<unary::opname>)                                         \
+      .set_gradient(gradient)
+
+/*! \brief A unary op and `_backward_<opname>`: ograd * d opname / dx. */
+#define MXNET_REGISTER_UNARY(opname)                                                                   \
+  MXNET_REGISTER_UNARY_OP(opname, [](const NodePtr& n, const std::vector<NodeEntry>& og) {              \
+    return std::vector<NodeEntry>{                                                                     \
+        MakeNode("_backward_" #opname, n->attrs.name + "_backward", {og[0], n->inputs[0]})};           \
+  });                                                                                                  \
+  MXNET_REGISTER_OP(_backward_##opname)                                                                \
+      .describe("Gradient of " #opname ": ograd * d" #opname "/dx.")                                   \
       .set_num_inputs(2)                                                                               \
       .set_num_outputs(1)                                                                              \
       .add_argument("ograd", "NDArray-or-Symbol", "Gradient of the output.")                           \
@@ -132,9 +128,53 @@ const char* UnaryDoc(const std::string& name) {
       .set_infer_shape(ElemwiseShape)                                                                  \
       .set_infer_type(ElemwiseType)                                                                    \
       .set_inplace_option([](const NodeAttrs&) { return InplacePairs{{0, 0}}; })                       \
-      .set_compute(Context::kCPU, UnaryBackward<unary::opname>);
+      .set_compute(Context::kCPU, UnaryBackward<unary::opname>)
 
-MXNET_UNARY_MATH_OPS(MXNET_REGISTER_UNARY)
+/*! \brief Rounding, sign and logical ops: MXNet defines their gradient as zero (no backward op). */
+#define MXNET_REGISTER_UNARY_ZERO_GRADIENT(opname) MXNET_REGISTER_UNARY_OP(opname, ZeroGrads)
+
+MXNET_REGISTER_UNARY(abs);
+MXNET_REGISTER_UNARY_ZERO_GRADIENT(sign);
+MXNET_REGISTER_UNARY(negative);
+MXNET_REGISTER_UNARY(reciprocal);
+MXNET_REGISTER_UNARY(square);
+MXNET_REGISTER_UNARY(sqrt);
+MXNET_REGISTER_UNARY(rsqrt);
+MXNET_REGISTER_UNARY(cbrt);
+MXNET_REGISTER_UNARY(exp);
+MXNET_REGISTER_UNARY(expm1);
+MXNET_REGISTER_UNARY(log);
+MXNET_REGISTER_UNARY(log1p);
+MXNET_REGISTER_UNARY(log2);
+MXNET_REGISTER_UNARY(log10);
+MXNET_REGISTER_UNARY(sin);
+MXNET_REGISTER_UNARY(cos);
+MXNET_REGISTER_UNARY(tan);
+MXNET_REGISTER_UNARY(arcsin);
+MXNET_REGISTER_UNARY(arccos);
+MXNET_REGISTER_UNARY(arctan);
+MXNET_REGISTER_UNARY(sinh);
+MXNET_REGISTER_UNARY(cosh);
+MXNET_REGISTER_UNARY(tanh);
+MXNET_REGISTER_UNARY(arcsinh);
+MXNET_REGISTER_UNARY(arccosh);
+MXNET_REGISTER_UNARY(arctanh);
+MXNET_REGISTER_UNARY(degrees);
+MXNET_REGISTER_UNARY(radians);
+MXNET_REGISTER_UNARY(sigmoid);
+MXNET_REGISTER_UNARY(relu);
+MXNET_REGISTER_UNARY(softsign);
+MXNET_REGISTER_UNARY(erf);
+MXNET_REGISTER_UNARY(erfinv);
+MXNET_REGISTER_UNARY(gamma);
+MXNET_REGISTER_UNARY(gammaln);
+MXNET_REGISTER_UNARY_ZERO_GRADIENT(floor);
+MXNET_REGISTER_UNARY_ZERO_GRADIENT(ceil);
+MXNET_REGISTER_UNARY_ZERO_GRADIENT(round);
+MXNET_REGISTER_UNARY_ZERO_GRADIENT(rint);
+MXNET_REGISTER_UNARY_ZERO_GRADIENT(trunc);
+MXNET_REGISTER_UNARY_ZERO_GRADIENT(fix);
+MXNET_REGISTER_UNARY_ZERO_GRADIENT(logical_not);
 
 }  // namespace
 }  // namespace op

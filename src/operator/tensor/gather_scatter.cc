@@ -145,8 +145,7 @@ void OneHot(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& 
 
 struct Registrar {
   Registrar() {
-    OpRegistry* reg = OpRegistry::Get();
-    reg->Register("gather_nd")
+    MXNET_REGISTER_OP(gather_nd)
         .describe(
             "Gathers elements or slices from data into an array of shape indices.shape[1:] + "
             "data.shape[M:], where M = indices.shape[0]: out[y] = data[indices[0, y], ..., indices[M-1, y]].")
@@ -167,7 +166,7 @@ struct Registrar {
               MakeZeroGrad(n, 1)};
         });
 
-    reg->Register("scatter_nd")
+    MXNET_REGISTER_OP(scatter_nd)
         .describe(
             "Scatters data into a new zero tensor of the given shape at the places indices address (the "
             "inverse of gather_nd). With duplicate indices the last write wins.")
@@ -191,7 +190,7 @@ struct Registrar {
 
     // Inputs (data, indices) with `shape` as MXNet registers it; the gradient of gather_nd passes
     // the forward data as a third input instead, since shapes are not known when graphs are built.
-    reg->Register("_backward_gather_nd")
+    MXNET_REGISTER_OP(_backward_gather_nd)
         .describe(
             "Accumulates data into a zero tensor of the given shape at the places indices address; "
             "duplicate indices add up. The gradient of gather_nd.")
@@ -214,7 +213,7 @@ struct Registrar {
           return g;
         });
 
-    reg->Register("one_hot")
+    MXNET_REGISTER_OP(one_hot)
         .describe(
             "Returns a one-hot array: out[..., j] = on_value if j == indices[...] else off_value, shape "
             "indices.shape + (depth,).")

@@ -10,7 +10,9 @@
 #include <string>
 
 #include "mxnet/op.h"
+#include "operator/common/op_family.h"
 #include "operator/common/parallel.h"
+#include "operator/common/param_text.h"
 
 namespace mxnet {
 namespace op {
@@ -115,7 +117,7 @@ bool ShapeFromParam(const NodeAttrs& attrs, const TShape& shape, std::vector<TSh
   if (shape.ndim() > 0) {
     for (int i = 0; i < shape.ndim(); ++i)
       MX_CHECK_KIND(shape[i] >= 0, "ValueError")
-          << attrs.op->name << ": shape " << shape << " has a negative dimension";
+          << attrs.op->name << ": shape " << ParamTuple(shape) << " has a negative dimension";
     AssignShape(attrs, &(*out)[0], shape, "output", 0);
     return true;
   }
@@ -247,10 +249,8 @@ void EyeCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlo
 }
 
 template <typename P>
-Op& RegisterInit(const char* name, const char* doc, FInferShape shape, FCompute fn) {
-  return OpRegistry::Get()
-      ->Register(name)
-      .describe(doc)
+Op& InitFamily(Op& op, const char* doc, FInferShape shape, FCompute fn) {
+  return op.describe(doc)
       .set_num_inputs(0)
       .set_num_outputs(1)
       .set_attr_parser(ParamParser<P>)
@@ -261,25 +261,29 @@ Op& RegisterInit(const char* name, const char* doc, FInferShape shape, FCompute 
 }
 
 [[maybe_unused]] const bool registered = [] {
-  RegisterInit<InitParam>("_zeros", "Returns an array of the given shape and dtype filled with zeros.",
-                          InitShape<InitParam>, ZerosCompute);
-  RegisterInit<InitParam>("_ones", "Returns an array of the given shape and dtype filled with ones.",
-                          InitShape<InitParam>, OnesCompute);
-  RegisterInit<FullParam>("_full", "Returns an array of the given shape and dtype filled with `value`.",
-                          InitShape<FullParam>, FullCompute);
-  RegisterInit<InitParam>("_empty", "Returns an array of the given shape and dtype without initializing its values.",
-                          InitShape<InitParam>, EmptyCompute);
-  RegisterInit<RangeParam>("_arange",
+  MXNET_REGISTER_OP_FAMILY(_zeros, InitFamily<InitParam>,
+                           "Returns an array of the given shape and dtype filled with zeros.", InitShape<InitParam>,
+                           ZerosCompute);
+  MXNET_REGISTER_OP_FAMILY(_ones, InitFamily<InitParam>,
+                           "Returns an array of the given shape and dtype filled with ones.", InitShape<InitParam>,
+                           OnesCompute);
+  MXNET_REGISTER_OP_FAMILY(_full, InitFamily<FullParam>,
+                           "Returns an array of the given shape and dtype filled with `value`.", InitShape<FullParam>,
+                           FullCompute);
+  MXNET_REGISTER_OP_FAMILY(_empty, InitFamily<InitParam>,
+                           "Returns an array of the given shape and dtype without initializing its values.",
+                           InitShape<InitParam>, EmptyCompute);
+  MXNET_REGISTER_OP_FAMILY(_arange, InitFamily<RangeParam>,
                            "Returns evenly spaced values within [start, stop) with spacing `step`, each repeated "
                            "`repeat` times. Without stop the interval is [0, start).",
                            RangeShape, RangeCompute);
-  RegisterInit<LinspaceParam>("_linspace",
-                              "Returns `num` evenly spaced samples over [start, stop] (or [start, stop) when "
-                              "endpoint is False).",
-                              LinspaceShape, LinspaceCompute);
-  RegisterInit<EyeParam>("_eye",
-                         "Returns a 2-D array of shape (N, M) with ones on the k-th diagonal and zeros elsewhere.",
-                         EyeShape, EyeCompute);
+  MXNET_REGISTER_OP_FAMILY(_linspace, InitFamily<LinspaceParam>,
+                           "Returns `num` evenly spaced samples over [start, stop] (or [start, stop) when "
+                           "endpoint is False).",
+                           LinspaceShape, LinspaceCompute);
+  MXNET_REGISTER_OP_FAMILY(_eye, InitFamily<EyeParam>,
+                           "Returns a 2-D array of shape (N, M) with ones on the k-th diagonal and zeros elsewhere.",
+                           EyeShape, EyeCompute);
   return true;
 }();
 

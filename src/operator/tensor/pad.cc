@@ -13,6 +13,7 @@
 #include "operator/common/backward_with_data.h"
 #include "operator/common/elemwise_kernels.h"
 #include "operator/common/parallel.h"
+#include "operator/common/param_text.h"
 #include "operator/common/strided_copy.h"
 
 namespace mxnet {
@@ -53,7 +54,7 @@ void CheckPad(const NodeAttrs& attrs, const TShape& s) {
   for (int i = 0; i < s.ndim(); ++i) {
     const dim_t b = p.pad_width[2 * i], a = p.pad_width[2 * i + 1];
     MX_CHECK_KIND(b >= 0 && a >= 0, "ValueError")
-        << attrs.op->name << ": pad_width " << p.pad_width << " must be non-negative";
+        << attrs.op->name << ": pad_width " << ParamTuple(p.pad_width) << " must be non-negative";
     if (p.mode == kPadReflect && (b > 0 || a > 0)) {
       MX_CHECK_KIND(b < s[i] && a < s[i], "ValueError")
           << attrs.op->name << ": reflect padding " << p.pad_width << " must be smaller than the padded axes of "
@@ -138,8 +139,7 @@ void PadBackward(const NodeAttrs& attrs, const OpContext&, const std::vector<TBl
 
 struct Registrar {
   Registrar() {
-    OpRegistry::Get()
-        ->Register("Pad")
+    MXNET_REGISTER_OP(Pad)
         .add_alias("pad")
         .describe(
             "Pads an input array with a constant or edge values of the array (constant, edge, reflect "
@@ -158,7 +158,7 @@ struct Registrar {
         .set_infer_type(ElemwiseType)
         .set_compute(Context::kCPU, PadForward)
         .set_gradient(GradWithData("_backward_Pad"));
-    RegisterBackwardWithData("_backward_Pad",
+    MXNET_REGISTER_OP_FAMILY(_backward_Pad, BackwardWithData,
                              "Gradient of Pad: each output gradient is added to the input element it was read from.",
                              PadBackward)
         .add_arguments(PadParam::__FIELDS__())

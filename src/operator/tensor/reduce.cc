@@ -91,6 +91,30 @@ bool ReduceShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TS
   return true;
 }
 
+/*!
+ * \brief As ReduceShape for max and min, which have no identity: reducing an empty axis into a
+ *        non-empty output is an error (numpy's "zero-size array to reduction operation").
+ */
+bool ExtremumShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
+  if (!ReduceShape(attrs, in, out)) return false;
+  const TShape& s = (*in)[0];
+  if (!s.IsKnown() || s.Size() != 0 || (*out)[0].Size() == 0) return true;
+  const std::vector<bool> red = ReducedAxes(attrs, s.ndim());
+  for (int i = 0; i < s.ndim(); ++i)
+    MX_CHECK_KIND(!red[i] || s[i] != 0, "ValueError")
+        << attrs.op->name << ": cannot reduce over the empty axis " << i << " of an input of shape " << s << " ("
+        << attrs.op->name << " of zero elements has no identity)";
+  return true;
+}
+
+/*! \brief norm's parser: only the 1- and 2-norms exist. */
+void NormParser(NodeAttrs* attrs) {
+  ParamParser<ReduceAxesParam>(attrs);
+  const int ord = attrs->get<ReduceAxesParam>().ord;
+  MX_CHECK_KIND(ord == 1 || ord == 2, "ValueError")
+      << attrs->op->name << ": ord must be 1 or 2 (the L1 or L2 norm), got ord=" << ord;
+}
+
 /*! \brief The accumulation type of a sum-like reduction over DType. */
 template <typename DType, bool kSafe>
 struct AccType {
@@ -193,7 +217,7 @@ void NormBackward(const NodeAttrs& attrs, const OpContext& ctx, const std::vecto
 }
 
 void RegisterReduce(const std::string& name, const std::vector<std::string>& aliases, const std::string& doc,
-                    FCompute fwd, FCompute bwd, bool with_ord = false) {
+                    FCompute fwd, FCompute bwd, bool with_ord = false, FInferShape shape = ReduceShape) {
   Op& op = OpRegistry::Get()->Register(name);
   for (const auto& a : aliases) op.add_alias(a);
   std::vector<dmlc::ParamFieldInfo> fields;
@@ -207,8 +231,8 @@ void RegisterReduce(const std::string& name, const std::vector<std::string>& ali
       .set_num_outputs(1)
       .add_argument("data", "NDArray-or-Symbol", "The input")
       .add_arguments(fields)
-      .set_attr_parser(ParamParser<ReduceAxesParam>)
-      .set_infer_shape(ReduceShape)
+      .set_attr_parser(with_ord ? FAttrParser(NormParser) : FAttrParser(ParamParser<ReduceAxesParam>))
+      .set_infer_shape(shape)
       .set_infer_type(ElemwiseType)
       .set_compute(Context::kCPU, fwd)
       .set_gradient([bname](const NodePtr& n, const std::vector<NodeEntry>& og) {
@@ -298,9 +322,9 @@ struct Registrar {
     RegisterReduce("nanprod", {}, "Computes the product of array elements over given axes treating NaN as one.",
                    ReduceCompute<NanProdReducer, true>, ReduceBackward<NanProdGrad>);
     RegisterReduce("max", {"max_axis"}, "Computes the max of array elements over given axes.",
-                   ReduceCompute<MaxReducer, false>, ReduceBackward<ExtremumGrad>);
+                   ReduceCompute<MaxReducer, false>, ReduceBackward<ExtremumGrad>, false, ExtremumShape);
     RegisterReduce("min", {"min_axis"}, "Computes the min of array elements over given axes.",
-                   ReduceCompute<MinReducer, false>, ReduceBackward<ExtremumGrad>);
+                   ReduceCompute<MinReducer, false>, ReduceBackward<ExtremumGrad>, false, ExtremumShape);
     RegisterReduce("norm", {}, "Computes the L1 (ord=1) or L2 (ord=2) norm over given axes.", NormCompute,
                    NormBackward, true);
     RegisterArg("argmax", true);

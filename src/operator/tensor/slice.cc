@@ -249,8 +249,7 @@ void RangeBackward(const NodeAttrs& attrs, const OpContext&, const std::vector<T
 
 struct Registrar {
   Registrar() {
-    OpRegistry* reg = OpRegistry::Get();
-    reg->Register("slice")
+    MXNET_REGISTER_OP(slice)
         .add_alias("crop")
         .add_alias("_npi_slice")
         .describe(
@@ -265,11 +264,11 @@ struct Registrar {
         .set_infer_type(ElemwiseType)
         .set_compute(Context::kCPU, RangeForward<SliceOpRanges>)
         .set_gradient(GradWithData("_backward_slice"));
-    RegisterBackwardWithData("_backward_slice", "Gradient of slice.", RangeBackward<SliceOpRanges>)
+    MXNET_REGISTER_OP_FAMILY(_backward_slice, BackwardWithData, "Gradient of slice.", RangeBackward<SliceOpRanges>)
         .add_arguments(SliceParam::__FIELDS__())
         .set_attr_parser(ParamParser<SliceParam>);
 
-    reg->Register("slice_axis")
+    MXNET_REGISTER_OP(slice_axis)
         .describe("Slices along a given axis: data[..., begin:end, ...] (end None = to the end of the axis).")
         .set_num_inputs(1)
         .set_num_outputs(1)
@@ -280,11 +279,12 @@ struct Registrar {
         .set_infer_type(ElemwiseType)
         .set_compute(Context::kCPU, RangeForward<SliceAxisRanges>)
         .set_gradient(GradWithData("_backward_slice_axis"));
-    RegisterBackwardWithData("_backward_slice_axis", "Gradient of slice_axis.", RangeBackward<SliceAxisRanges>)
+    MXNET_REGISTER_OP_FAMILY(_backward_slice_axis, BackwardWithData, "Gradient of slice_axis.",
+                             RangeBackward<SliceAxisRanges>)
         .add_arguments(SliceAxisParam::__FIELDS__())
         .set_attr_parser(ParamParser<SliceAxisParam>);
 
-    reg->Register("slice_like")
+    MXNET_REGISTER_OP(slice_like)
         .describe("Slices the leading part of data along `axes` (all axes by default) to the sizes of shape_like.")
         .set_num_inputs(2)
         .set_num_outputs(1)
@@ -308,14 +308,14 @@ struct Registrar {
                      })
         .set_gradient(GradWithData("_backward_slice_like"));
     // The slice of slice_like always starts at 0, so its extent is the output gradient's shape.
-    RegisterBackwardWithData(
-        "_backward_slice_like", "Gradient of slice_like.",
+    MXNET_REGISTER_OP_FAMILY(
+        _backward_slice_like, BackwardWithData, "Gradient of slice_like.",
         [](const NodeAttrs&, const OpContext&, const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
            const std::vector<TBlob>& out) { ScatterRanges(FullRanges(in[0].shape_), in[0], out[0], req[0], true); })
         .add_arguments(SliceLikeParam::__FIELDS__())
         .set_attr_parser(ParamParser<SliceLikeParam>);
 
-    reg->Register("_slice_assign")
+    MXNET_REGISTER_OP(_slice_assign)
         .add_alias("_crop_assign")
         .describe("Returns lhs with the region lhs[begin:end:step] replaced by rhs.")
         .set_num_inputs(2)
@@ -351,7 +351,7 @@ struct Registrar {
           return std::vector<NodeEntry>{MakeNode("_slice_assign_scalar", nm + "_lhs", {og[0]}, dict), drhs};
         });
 
-    reg->Register("_slice_assign_scalar")
+    MXNET_REGISTER_OP(_slice_assign_scalar)
         .add_alias("_crop_assign_scalar")
         .describe("Returns data with the region data[begin:end:step] set to scalar.")
         .set_num_inputs(1)

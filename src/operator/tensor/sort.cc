@@ -15,6 +15,7 @@
 #include "mxnet/op.h"
 #include "operator/common/axis_util.h"
 #include "operator/common/elemwise_kernels.h"
+#include "operator/common/op_family.h"
 #include "operator/common/parallel.h"
 #include "operator/common/strided_copy.h"
 
@@ -246,10 +247,8 @@ std::vector<NodeEntry> ValueGrad(const NodePtr& n, const std::vector<NodeEntry>&
                    {{"axis", AxisStr(axis)}, {"k", std::to_string(k)}, {"ret_typ", "both"}})};
 }
 
-Op& RegisterSortOp(const char* name) {
-  return OpRegistry::Get()
-      ->Register(name)
-      .set_num_inputs(1)
+Op& SortFamily(Op& op) {
+  return op.set_num_inputs(1)
       .set_num_outputs(NumOutputs)
       .add_argument("data", "NDArray-or-Symbol", "The input array")
       .set_infer_shape(SortShape)
@@ -259,7 +258,7 @@ Op& RegisterSortOp(const char* name) {
 
 struct Registrar {
   Registrar() {
-    RegisterSortOp("topk")
+    MXNET_REGISTER_OP_FAMILY(topk, SortFamily)
         .describe(
             "Returns the top k elements (or their indices, or a 0/1 mask of them) along an axis; largest "
             "first unless is_ascend. Ties keep their original order.")
@@ -271,7 +270,7 @@ struct Registrar {
           if (p.ret_typ == kRetIndices || p.ret_typ == kRetMask) return ZeroGrads(n, og);
           return ValueGrad(n, og, p.axis, p.k);
         });
-    RegisterSortOp("sort")
+    MXNET_REGISTER_OP_FAMILY(sort, SortFamily)
         .describe("Returns a sorted copy of the input along an axis (ascending unless is_ascend=False).")
         .add_arguments(SortParam::__FIELDS__())
         .set_attr_parser(ParamParser<SortParam>)
@@ -279,13 +278,12 @@ struct Registrar {
         .set_gradient([](const NodePtr& n, const std::vector<NodeEntry>& og) {
           return ValueGrad(n, og, n->attrs.get<SortParam>().axis, 0);
         });
-    RegisterSortOp("argsort")
+    MXNET_REGISTER_OP_FAMILY(argsort, SortFamily)
         .describe("Returns the indices that would sort the input along an axis (ascending unless is_ascend=False).")
         .add_arguments(ArgSortParam::__FIELDS__())
         .set_attr_parser(ParamParser<ArgSortParam>)
         .set_gradient(ZeroGrads);
-    OpRegistry::Get()
-        ->Register("_backward_topk")
+    MXNET_REGISTER_OP(_backward_topk)
         .describe("Gradient of topk/sort values: adds the output gradient at the selected positions.")
         .set_num_inputs(3)
         .set_num_outputs(1)

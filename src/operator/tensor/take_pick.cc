@@ -11,6 +11,7 @@
 #include "operator/common/axis_util.h"
 #include "operator/common/elemwise_kernels.h"
 #include "operator/common/index_util.h"
+#include "operator/common/op_family.h"
 #include "operator/common/parallel.h"
 #include "operator/common/strided_copy.h"
 
@@ -187,10 +188,8 @@ FGradient IndexGrad(const char* backward) {
   };
 }
 
-Op& RegisterBackward(const char* name, const char* doc, FCompute fc) {
-  return OpRegistry::Get()
-      ->Register(name)
-      .describe(doc)
+Op& IndexBackward(Op& op, const char* doc, FCompute fc) {
+  return op.describe(doc)
       .set_num_inputs(3)
       .set_num_outputs(1)
       .add_argument("ograd", "NDArray-or-Symbol", "Gradient of the output.")
@@ -206,8 +205,7 @@ Op& RegisterBackward(const char* name, const char* doc, FCompute fc) {
 
 struct Registrar {
   Registrar() {
-    OpRegistry* reg = OpRegistry::Get();
-    reg->Register("take")
+    MXNET_REGISTER_OP(take)
         .describe(
             "Takes elements from an input array along the given axis: out has shape a.shape[:axis] + "
             "indices.shape + a.shape[axis+1:]. Out-of-range indices are clipped, wrapped or rejected per "
@@ -222,11 +220,12 @@ struct Registrar {
         .set_infer_type(TypeOfFirst)
         .set_compute(Context::kCPU, TakeForward)
         .set_gradient(IndexGrad("_backward_take"));
-    RegisterBackward("_backward_take", "Gradient of take: scatter-add of the output gradient.", TakeBackward)
+    MXNET_REGISTER_OP_FAMILY(_backward_take, IndexBackward, "Gradient of take: scatter-add of the output gradient.",
+                             TakeBackward)
         .add_arguments(TakeParam::__FIELDS__())
         .set_attr_parser(ParamParser<TakeParam>);
 
-    reg->Register("pick")
+    MXNET_REGISTER_OP(pick)
         .describe(
             "Picks one element per position along `axis`: out[i, j] = data[i, index[i, j], j] (for axis 1). "
             "index has the shape of data without the axis (or with it as size 1).")
@@ -240,7 +239,7 @@ struct Registrar {
         .set_infer_type(TypeOfFirst)
         .set_compute(Context::kCPU, PickForward)
         .set_gradient(IndexGrad("_backward_pick"));
-    RegisterBackward("_backward_pick", "Gradient of pick.", PickBackward)
+    MXNET_REGISTER_OP_FAMILY(_backward_pick, IndexBackward, "Gradient of pick.", PickBackward)
         .add_arguments(PickParam::__FIELDS__())
         .set_attr_parser(ParamParser<PickParam>);
   }

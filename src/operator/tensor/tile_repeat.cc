@@ -14,6 +14,7 @@
 #include "operator/common/backward_with_data.h"
 #include "operator/common/elemwise_kernels.h"
 #include "operator/common/parallel.h"
+#include "operator/common/param_text.h"
 #include "operator/common/strided_copy.h"
 
 namespace mxnet {
@@ -60,7 +61,7 @@ TilePlan PlanTile(const NodeAttrs& attrs, const TShape& s) {
   const TShape& reps = attrs.get<TileParam>().reps;
   MX_CHECK_KIND(reps.ndim() >= 1, "ValueError") << attrs.op->name << ": reps must be non-empty, got " << reps;
   for (dim_t r : reps)
-    MX_CHECK_KIND(r >= 0, "ValueError") << attrs.op->name << ": reps " << reps << " must be non-negative";
+    MX_CHECK_KIND(r >= 0, "ValueError") << attrs.op->name << ": reps " << ParamTuple(reps) << " must be non-negative";
   const int n = std::max(reps.ndim(), s.ndim());
   TilePlan p;
   for (int i = 0; i < n; ++i) {
@@ -170,8 +171,7 @@ void RepeatBackward(const NodeAttrs& attrs, const OpContext&, const std::vector<
 
 struct Registrar {
   Registrar() {
-    OpRegistry* reg = OpRegistry::Get();
-    reg->Register("tile")
+    MXNET_REGISTER_OP(tile)
         .describe(
             "Repeats the whole array multiple times: out.shape[i] = data.shape[i] * reps[i] (shorter of data "
             "shape and reps padded with leading 1s).")
@@ -188,11 +188,11 @@ struct Registrar {
         .set_infer_type(ElemwiseType)
         .set_compute(Context::kCPU, TileForward)
         .set_gradient(GradWithData("_backward_tile"));
-    RegisterBackwardWithData("_backward_tile", "Gradient of tile: sums the tile copies.", TileBackward)
+    MXNET_REGISTER_OP_FAMILY(_backward_tile, BackwardWithData, "Gradient of tile: sums the tile copies.", TileBackward)
         .add_arguments(TileParam::__FIELDS__())
         .set_attr_parser(ParamParser<TileParam>);
 
-    reg->Register("repeat")
+    MXNET_REGISTER_OP(repeat)
         .describe(
             "Repeats each element of an array `repeats` times along `axis` (of the flattened array when axis "
             "is None).")
@@ -205,7 +205,8 @@ struct Registrar {
         .set_infer_type(ElemwiseType)
         .set_compute(Context::kCPU, RepeatForward)
         .set_gradient(GradWithData("_backward_repeat"));
-    RegisterBackwardWithData("_backward_repeat", "Gradient of repeat: sums the repeated copies.", RepeatBackward)
+    MXNET_REGISTER_OP_FAMILY(_backward_repeat, BackwardWithData, "Gradient of repeat: sums the repeated copies.",
+                             RepeatBackward)
         .add_arguments(RepeatParam::__FIELDS__())
         .set_attr_parser(ParamParser<RepeatParam>);
   }

@@ -59,8 +59,7 @@ void WhereForward(const NodeAttrs&, const OpContext&, const std::vector<TBlob>& 
 
 struct Registrar {
   Registrar() {
-    OpRegistry::Get()
-        ->Register("where")
+    MXNET_REGISTER_OP(where)
         .describe(
             "Returns elements chosen from x or y depending on condition: out = condition != 0 ? x : y. "
             "condition has the shape of x, or is 1-D of length x.shape[0] and selects whole rows.")

@@ -11,6 +11,8 @@
 
 #include "mxnet/op.h"
 #include "operator/common/elemwise_kernels.h"
+#include "operator/common/op_family.h"
+#include "operator/common/param_text.h"
 
 namespace mxnet {
 namespace op {
@@ -49,8 +51,8 @@ namespace {
 
 [[noreturn]] void ReshapeError(const NodeAttrs& attrs, const TShape& in, const std::string& why) {
   MX_THROW("ValueError") << attrs.op->name << ": cannot reshape array of shape " << in << " into shape "
-                         << attrs.get<ReshapeParam>().shape << (attrs.get<ReshapeParam>().reverse ? " (reverse)" : "")
-                         << ": " << why;
+                         << ParamTuple(attrs.get<ReshapeParam>().shape)
+                         << (attrs.get<ReshapeParam>().reverse ? " (reverse)" : "") << ": " << why;
 }
 
 /*! \brief MXNet's Reshape rule (operators.md). */
@@ -150,12 +152,12 @@ std::vector<NodeEntry> ReshapeLikeInputGrad(const NodePtr& n, const std::vector<
   return g;
 }
 
-Op& ShapeOnlyOp(const char* name) {
-  return OpRegistry::Get()
-      ->Register(name)
-      .set_num_outputs(1)
+Op& ShapeOnlyFamily(Op& op) {
+  return op.set_num_outputs(1)
       .set_infer_type(ElemwiseType)
-      .set_inplace_option([](const NodeAttrs&) { return InplacePairs{{0, 0}}; })
+      .set_inplace_option([](const NodeAttrs&) {
+        return InplacePairs{{0, 0}};
+      })
       .set_inplace_identity([](const NodeAttrs&) { return std::vector<bool>{true}; })
       .set_compute(Context::kCPU, CopyData)
       .set_gradient(ReshapeLikeInputGrad);
@@ -163,17 +165,18 @@ Op& ShapeOnlyOp(const char* name) {
 
 struct Registrar {
   Registrar() {
-    ShapeOnlyOp("Reshape")
+    MXNET_REGISTER_OP_FAMILY(Reshape, ShapeOnlyFamily)
         .add_alias("reshape")
-        .describe("Reshapes the input array; see `shape` for MXNet's special codes. Examples: (2,3,4) with "
-                  "(4,0,2) -> (4,3,2); (2,3,4) with (-3,4) -> (6,4); (10,5,4) with (-1,0) -> (40,5), reverse -> (50,4).")
+        .describe(
+            "Reshapes the input array; see `shape` for MXNet's special codes. Examples: (2,3,4) with "
+            "(4,0,2) -> (4,3,2); (2,3,4) with (-3,4) -> (6,4); (10,5,4) with (-1,0) -> (40,5), reverse -> (50,4).")
         .set_num_inputs(1)
         .add_argument("data", "NDArray-or-Symbol", "Input data to reshape.")
         .add_arguments(ReshapeParam::__FIELDS__())
         .set_attr_parser(ParamParser<ReshapeParam>)
         .set_infer_shape(ReshapeShape);
 
-    ShapeOnlyOp("reshape_like")
+    MXNET_REGISTER_OP_FAMILY(reshape_like, ShapeOnlyFamily)
         .describe("Reshapes lhs to the shape of rhs (same number of elements).")
         .set_num_inputs(2)
         .add_argument("lhs", "NDArray-or-Symbol", "First input.")
@@ -191,7 +194,7 @@ struct Registrar {
           return (*out)[0] != -1;
         });
 
-    ShapeOnlyOp("Flatten")
+    MXNET_REGISTER_OP_FAMILY(Flatten, ShapeOnlyFamily)
         .add_alias("flatten")
         .describe("Flattens the input array into a 2-D array (d0, d1*...*dk).")
         .set_num_inputs(1)
@@ -204,7 +207,7 @@ struct Registrar {
           return true;
         });
 
-    ShapeOnlyOp("expand_dims")
+    MXNET_REGISTER_OP_FAMILY(expand_dims, ShapeOnlyFamily)
         .describe("Inserts a new axis of size 1 at `axis`.")
         .set_num_inputs(1)
         .add_argument("data", "NDArray-or-Symbol", "Source input")
@@ -222,7 +225,7 @@ struct Registrar {
           return true;
         });
 
-    ShapeOnlyOp("squeeze")
+    MXNET_REGISTER_OP_FAMILY(squeeze, ShapeOnlyFamily)
         .describe("Removes size-1 axes (all of them, or those in `axis`).")
         .set_num_inputs(1)
         .add_argument("data", "NDArray-or-Symbol", "data to squeeze")

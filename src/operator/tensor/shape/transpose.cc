@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "mxnet/op.h"
+#include "operator/common/op_family.h"
 #include "operator/common/strided_copy.h"
 
 namespace mxnet {
@@ -151,10 +152,8 @@ Move SpaceToDepthMove(const NodeAttrs& attrs, const TShape& s) {
   return m;
 }
 
-Op& GatherOp(const char* name, FCompute fc) {
-  return OpRegistry::Get()
-      ->Register(name)
-      .set_num_inputs(1)
+Op& GatherFamily(Op& op, FCompute fc) {
+  return op.set_num_inputs(1)
       .set_num_outputs(1)
       .add_argument("data", "NDArray-or-Symbol", "Input array.")
       .set_infer_type(ElemwiseType)
@@ -171,7 +170,7 @@ FGradient InverseOpGrad(const char* inverse) {
 
 struct Registrar {
   Registrar() {
-    GatherOp("transpose", GatherCompute(TransposeMove))
+    MXNET_REGISTER_OP_FAMILY(transpose, GatherFamily, GatherCompute(TransposeMove))
         .describe("Permutes the dimensions of an array: out.shape[i] = data.shape[axes[i]].")
         .add_arguments(TransposeParam::__FIELDS__())
         .set_attr_parser(ParamParser<TransposeParam>)
@@ -189,7 +188,7 @@ struct Registrar {
               MakeNode("transpose", n->attrs.name + "_backward", {og[0]}, {{"axes", TShape(inv).ToString()}})};
         });
 
-    GatherOp("SwapAxis", GatherCompute(SwapMove))
+    MXNET_REGISTER_OP_FAMILY(SwapAxis, GatherFamily, GatherCompute(SwapMove))
         .add_alias("swapaxes")
         .describe("Interchanges two axes of an array.")
         .add_arguments(SwapAxisParam::__FIELDS__())
@@ -201,7 +200,7 @@ struct Registrar {
         })
         .set_gradient(InverseOpGrad("SwapAxis"));
 
-    GatherOp("reverse", GatherCompute(FlipMove))
+    MXNET_REGISTER_OP_FAMILY(reverse, GatherFamily, GatherCompute(FlipMove))
         .add_alias("flip")
         .describe("Reverses the order of elements along the given axes, keeping the shape.")
         .add_arguments(FlipParam::__FIELDS__())
@@ -214,7 +213,7 @@ struct Registrar {
         })
         .set_gradient(InverseOpGrad("reverse"));
 
-    GatherOp("depth_to_space", GatherCompute(DepthToSpaceMove))
+    MXNET_REGISTER_OP_FAMILY(depth_to_space, GatherFamily, GatherCompute(DepthToSpaceMove))
         .describe(
             "Rearranges (N, C, H, W) into (N, C/(b*b), H*b, W*b) by moving depth blocks into space "
             "(DCR order, as MXNet).")
@@ -232,7 +231,7 @@ struct Registrar {
         })
         .set_gradient(InverseOpGrad("space_to_depth"));
 
-    GatherOp("space_to_depth", GatherCompute(SpaceToDepthMove))
+    MXNET_REGISTER_OP_FAMILY(space_to_depth, GatherFamily, GatherCompute(SpaceToDepthMove))
         .describe("Rearranges (N, C, H, W) into (N, C*b*b, H/b, W/b) by moving spatial blocks into depth.")
         .add_arguments(BlockSizeParam::__FIELDS__())
         .set_attr_parser(ParamParser<BlockSizeParam>)
