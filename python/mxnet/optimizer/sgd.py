@@ -69,8 +69,9 @@ class SGD(Optimizer):
 class NAG(Optimizer):
     """Nesterov accelerated gradient, on nag_mom_update.
 
-    g = clip(rescale * grad) + wd*w; v = m*v + g; w = w - lr*(g + m*v).
-    Without momentum it is plain SGD.
+    g = clip(rescale * grad) + wd*w; v1 = m*v; w = w - v1 + (1 + m)*(v1 - lr*g); v = v1 - lr*g
+    (the state holds the lr-scaled step, as in MXNet 1.x; the update runs in place, so the wd*w in
+    the state's update sees the new weight). Without momentum it is plain SGD.
     """
 
     def __init__(self, momentum=0.0, **kwargs):

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "mxnet/op.h"
+#include "operator/common/op_family.h"
 #include "operator/common/parallel.h"
 #include "operator/image/float_list.h"
 #include "operator/image/image_layout.h"
@@ -230,49 +231,48 @@ bool ColorShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TSh
 }
 
 template <typename Param, bool kNeedsRGB>
-void Register(const char* name, const char* doc, FCompute fn, bool random) {
-  Op& op = OpRegistry::Get()
-               ->Register(name)
-               .describe(doc)
-               .set_num_inputs(1)
-               .set_num_outputs(1)
-               .add_argument("data", "NDArray-or-Symbol", "Image (H, W, C) or batch (N, H, W, C), RGB, 0-255 scale.")
-               .add_arguments(Param::__FIELDS__())
-               .set_attr_parser(ParamParser<Param>)
-               .set_infer_shape(ColorShape<kNeedsRGB>)
-               .set_infer_type(ElemwiseType)
-               .set_compute(Context::kCPU, fn);  // augmentation: no gradient
+Op& ColorFamily(Op& op, const char* doc, FCompute fn, bool random) {
+  op.describe(doc)
+      .set_num_inputs(1)
+      .set_num_outputs(1)
+      .add_argument("data", "NDArray-or-Symbol", "Image (H, W, C) or batch (N, H, W, C), RGB, 0-255 scale.")
+      .add_arguments(Param::__FIELDS__())
+      .set_attr_parser(ParamParser<Param>)
+      .set_infer_shape(ColorShape<kNeedsRGB>)
+      .set_infer_type(ElemwiseType)
+      .set_compute(Context::kCPU, fn);  // augmentation: no gradient
   if (random) op.set_resource_request(std::vector<ResourceRequest>{ResourceRequest::kRandom});
+  return op;
 }
 
 struct Registrar {
   Registrar() {
-    Register<FactorRangeParam, false>("_image_random_brightness",
-                                      "Multiplies each image by a factor drawn from [min_factor, max_factor].",
-                                      RandomFactorCompute<Brightness>, true);
-    Register<FactorRangeParam, true>("_image_random_contrast",
-                                     "Blends each image with its mean gray level: x*f + mean_gray*(1-f), f drawn "
-                                     "from [min_factor, max_factor].",
-                                     RandomFactorCompute<Contrast>, true);
-    Register<FactorRangeParam, true>("_image_random_saturation",
-                                     "Blends each pixel with its gray level (0.299 R + 0.587 G + 0.114 B): "
-                                     "x*f + gray*(1-f), f drawn from [min_factor, max_factor].",
-                                     RandomFactorCompute<Saturation>, true);
-    Register<FactorRangeParam, true>("_image_random_hue",
-                                     "Rotates the hue (HLS) of each image by f turns, f drawn from "
-                                     "[min_factor, max_factor] (1 = a full turn, no change).",
-                                     RandomFactorCompute<HueFactor>, true);
-    Register<ColorJitterParam, true>("_image_random_color_jitter",
-                                     "Random brightness, contrast, saturation and hue changes, applied in a "
-                                     "random order per image (a zero amount skips that change).",
-                                     ColorJitterCompute, true);
-    Register<AdjustLightingParam, true>("_image_adjust_lighting",
-                                        "Adds alpha-weighted ImageNet RGB principal components (AlexNet-style "
-                                        "lighting).",
-                                        AdjustLightingCompute, false);
-    Register<RandomLightingParam, true>("_image_random_lighting",
-                                        "adjust_lighting with weights drawn from N(0, alpha_std) per image.",
-                                        RandomLightingCompute, true);
+    MXNET_REGISTER_OP_FAMILY(_image_random_brightness, ColorFamily<FactorRangeParam, false>,
+                             "Multiplies each image by a factor drawn from [min_factor, max_factor].",
+                             RandomFactorCompute<Brightness>, true);
+    MXNET_REGISTER_OP_FAMILY(_image_random_contrast, ColorFamily<FactorRangeParam, true>,
+                             "Blends each image with its mean gray level: x*f + mean_gray*(1-f), f drawn "
+                             "from [min_factor, max_factor].",
+                             RandomFactorCompute<Contrast>, true);
+    MXNET_REGISTER_OP_FAMILY(_image_random_saturation, ColorFamily<FactorRangeParam, true>,
+                             "Blends each pixel with its gray level (0.299 R + 0.587 G + 0.114 B): "
+                             "x*f + gray*(1-f), f drawn from [min_factor, max_factor].",
+                             RandomFactorCompute<Saturation>, true);
+    MXNET_REGISTER_OP_FAMILY(_image_random_hue, ColorFamily<FactorRangeParam, true>,
+                             "Rotates the hue (HLS) of each image by f turns, f drawn from "
+                             "[min_factor, max_factor] (1 = a full turn, no change).",
+                             RandomFactorCompute<HueFactor>, true);
+    MXNET_REGISTER_OP_FAMILY(_image_random_color_jitter, ColorFamily<ColorJitterParam, true>,
+                             "Random brightness, contrast, saturation and hue changes, applied in a "
+                             "random order per image (a zero amount skips that change).",
+                             ColorJitterCompute, true);
+    MXNET_REGISTER_OP_FAMILY(_image_adjust_lighting, ColorFamily<AdjustLightingParam, true>,
+                             "Adds alpha-weighted ImageNet RGB principal components (AlexNet-style "
+                             "lighting).",
+                             AdjustLightingCompute, false);
+    MXNET_REGISTER_OP_FAMILY(_image_random_lighting, ColorFamily<RandomLightingParam, true>,
+                             "adjust_lighting with weights drawn from N(0, alpha_std) per image.",
+                             RandomLightingCompute, true);
   }
 };
 const Registrar registrar;

@@ -107,8 +107,7 @@ void BorderCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vect
 
 struct Registrar {
   Registrar() {
-    OpRegistry::Get()
-        ->Register("_cvimresize")
+    MXNET_REGISTER_OP(_cvimresize)
         .describe("Resizes one image (H, W, C) to (h, w, C) with OpenCV's cv::resize.")
         .set_num_inputs(1)
         .set_num_outputs(1)
@@ -122,8 +121,7 @@ struct Registrar {
                                                          : std::vector<ResourceRequest>{};
         })
         .set_compute(Context::kCPU, ResizeCompute);
-    OpRegistry::Get()
-        ->Register("_cvcopyMakeBorder")
+    MXNET_REGISTER_OP(_cvcopyMakeBorder)
         .describe("Pads one image (H, W, C) with a border, as OpenCV's cv::copyMakeBorder.")
         .set_num_inputs(1)
         .set_num_outputs(1)

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "mxnet/op.h"
+#include "operator/common/op_family.h"
 #include "operator/common/parallel.h"
 #include "operator/image/image_layout.h"
 
@@ -54,35 +55,36 @@ bool FlipShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TSha
 }
 
 template <bool kHorizontal, bool kRandom>
-void RegisterFlip(const char* name, const char* doc) {
-  Op& op = OpRegistry::Get()
-               ->Register(name)
-               .describe(doc)
-               .set_num_inputs(1)
-               .set_num_outputs(1)
-               .add_argument("data", "NDArray-or-Symbol", "Input image (H, W, C) or batch (N, H, W, C).")
-               .set_infer_shape(FlipShape)
-               .set_infer_type(ElemwiseType)
-               .set_compute(Context::kCPU, FlipCompute<kHorizontal, kRandom>);
+Op& FlipFamily(Op& op, const char* doc) {
+  op.describe(doc)
+      .set_num_inputs(1)
+      .set_num_outputs(1)
+      .add_argument("data", "NDArray-or-Symbol", "Input image (H, W, C) or batch (N, H, W, C).")
+      .set_infer_shape(FlipShape)
+      .set_infer_type(ElemwiseType)
+      .set_compute(Context::kCPU, FlipCompute<kHorizontal, kRandom>);
   if (kRandom) {
     op.set_resource_request(std::vector<ResourceRequest>{ResourceRequest::kRandom});
   } else {
     // Mirroring is its own inverse: the gradient is the mirrored output gradient.
-    const std::string self = name;
+    const std::string self = op.name;
     op.set_gradient([self](const NodePtr& n, const std::vector<NodeEntry>& og) {
       return std::vector<NodeEntry>{MakeNode(self, n->attrs.name + "_backward", {og[0]})};
     });
   }
+  return op;
 }
 
 struct Registrar {
   Registrar() {
-    RegisterFlip<true, false>("_image_flip_left_right", "Mirrors images horizontally (reverses the W axis).");
-    RegisterFlip<false, false>("_image_flip_top_bottom", "Mirrors images vertically (reverses the H axis).");
-    RegisterFlip<true, true>("_image_random_flip_left_right",
+    MXNET_REGISTER_OP_FAMILY(_image_flip_left_right, FlipFamily<true, false>,
+                             "Mirrors images horizontally (reverses the W axis).");
+    MXNET_REGISTER_OP_FAMILY(_image_flip_top_bottom, FlipFamily<false, false>,
+                             "Mirrors images vertically (reverses the H axis).");
+    MXNET_REGISTER_OP_FAMILY(_image_random_flip_left_right, FlipFamily<true, true>,
                              "Mirrors each image horizontally with probability 1/2.");
-    RegisterFlip<false, true>("_image_random_flip_top_bottom",
-                              "Mirrors each image vertically with probability 1/2.");
+    MXNET_REGISTER_OP_FAMILY(_image_random_flip_top_bottom, FlipFamily<false, true>,
+                             "Mirrors each image vertically with probability 1/2.");
   }
 };
 const Registrar registrar;

@@ -183,8 +183,7 @@ void CropCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector
 
 struct Registrar {
   Registrar() {
-    OpRegistry::Get()
-        ->Register("_image_resize")
+    MXNET_REGISTER_OP(_image_resize)
         .describe("Resizes an image (H, W, C) or batch (N, H, W, C) to size (w, h); integer types are "
                   "rounded and saturated.")
         .set_num_inputs(1)
@@ -195,8 +194,7 @@ struct Registrar {
         .set_infer_shape(ResizeShape)
         .set_infer_type(ElemwiseType)
         .set_compute(Context::kCPU, ResizeCompute);
-    OpRegistry::Get()
-        ->Register("_image_crop")
+    MXNET_REGISTER_OP(_image_crop)
         .describe("Crops the window (x, y, width, height) of an image (H, W, C) or batch (N, H, W, C).")
         .set_num_inputs(1)
         .set_num_outputs(1)

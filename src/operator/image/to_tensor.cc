@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "mxnet/op.h"
+#include "operator/common/elemwise_kernels.h"
 #include "operator/common/parallel.h"
 #include "operator/image/float_list.h"
 #include "operator/image/image_layout.h"
@@ -64,9 +65,8 @@ DMLC_REGISTER_PARAMETER(NormalizeParam);
 
 namespace {
 
-/*! \brief mean and 1/std expanded to one value per channel; checks the counts. */
-void ChannelStats(const NodeAttrs& attrs, int64_t channels, std::vector<float>* mean,
-                  std::vector<float>* inv_std) {
+/*! \brief mean and std expanded to one value per channel; checks the counts. */
+void ChannelStats(const NodeAttrs& attrs, int64_t channels, std::vector<float>* mean, std::vector<float>* stdv) {
   const NormalizeParam& p = attrs.get<NormalizeParam>();
   auto expand = [&](const std::vector<float>& v, const char* what, std::vector<float>* outv) {
     MX_CHECK_KIND(v.size() == 1 || static_cast<int64_t>(v.size()) == channels, "ValueError")
@@ -76,30 +76,36 @@ void ChannelStats(const NodeAttrs& attrs, int64_t channels, std::vector<float>* 
     for (int64_t c = 0; c < channels; ++c) (*outv)[c] = v.size() == 1 ? v[0] : v[c];
   };
   expand(p.mean.v, "mean", mean);
-  expand(p.std.v, "std", inv_std);
-  for (float& s : *inv_std) {
-    MX_CHECK_KIND(s != 0.f, "ValueError") << attrs.op->name << ": std must not be 0";
-    s = 1.f / s;
-  }
+  expand(p.std.v, "std", stdv);
+  for (float s : *stdv) MX_CHECK_KIND(s != 0.f, "ValueError") << attrs.op->name << ": std must not be 0";
 }
 
 template <bool kBackward>
 void NormalizeCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
                       const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   const ImageDims d = ChannelsFirst(attrs, in[0].shape_);
-  std::vector<float> mean, inv_std;
-  ChannelStats(attrs, d.c, &mean, &inv_std);
+  std::vector<float> mean, stdv;
+  ChannelStats(attrs, d.c, &mean, &stdv);
   const int64_t plane = d.h * d.w;
   MXNET_REAL_TYPE_SWITCH(in[0].type_flag_, DType, {
+    // float64 data stays in double (MXNet 1.x widens its float32 mean/std to the data type).
+    // The rounding follows 1.x too: the forward divides by std, the gradient multiplies by the
+    // double 1.0 / std.
+    using C = compute_t<DType>;
     const DType* x = in[0].dptr<DType>();
     DType* y = out[0].dptr<DType>();
     ParallelFor(d.n * d.c, [&](int64_t nc) {
       const int64_t c = nc % d.c;
-      const float m = kBackward ? 0.f : mean[c], s = inv_std[c];
+      const C m = C(mean[c]), s = C(stdv[c]);
+      const double inv = 1.0 / static_cast<double>(stdv[c]);
       const DType* src = x + nc * plane;
       DType* dst = y + nc * plane;
-      for (int64_t p = 0; p < plane; ++p)
-        AssignReq(&dst[p], req[0], DType((static_cast<float>(src[p]) - m) * s));
+      for (int64_t p = 0; p < plane; ++p) {
+        if (kBackward)
+          AssignReq(&dst[p], req[0], DType(C(static_cast<double>(C(src[p])) * inv)));
+        else
+          AssignReq(&dst[p], req[0], DType((C(src[p]) - m) / s));
+      }
     });
   });
 }
@@ -107,16 +113,15 @@ void NormalizeCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::v
 bool NormalizeShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
   if (!(*in)[0].IsKnown()) return false;
   const ImageDims d = ChannelsFirst(attrs, (*in)[0]);
-  std::vector<float> mean, inv_std;
-  ChannelStats(attrs, d.c, &mean, &inv_std);
+  std::vector<float> mean, stdv;
+  ChannelStats(attrs, d.c, &mean, &stdv);
   AssignShape(attrs, &(*out)[0], (*in)[0], "output", 0);
   return true;
 }
 
 struct Registrar {
   Registrar() {
-    OpRegistry::Get()
-        ->Register("_image_to_tensor")
+    MXNET_REGISTER_OP(_image_to_tensor)
         .describe("Converts an image (H, W, C) or batch (N, H, W, C) with values in [0, 255] to a "
                   "float32 tensor (C, H, W) / (N, C, H, W) with values in [0, 1].")
         .set_num_inputs(1)
@@ -126,8 +131,7 @@ struct Registrar {
         .set_infer_type(ToTensorType)
         .set_compute(Context::kCPU, ToTensorCompute);
 
-    OpRegistry::Get()
-        ->Register("_image_normalize")
+    MXNET_REGISTER_OP(_image_normalize)
         .describe("Normalizes a tensor (C, H, W) or batch (N, C, H, W): out[c] = (data[c] - mean[c]) "
                   "/ std[c]; one mean/std value applies to every channel.")
         .set_num_inputs(1)
@@ -144,8 +148,7 @@ struct Registrar {
                                                  {og[0]}, {n->attrs.dict.begin(), n->attrs.dict.end()})};
         });
 
-    OpRegistry::Get()
-        ->Register("_backward_image_normalize")
+    MXNET_REGISTER_OP(_backward_image_normalize)
         .describe("Gradient of _image_normalize: the output gradient divided by std per channel.")
         .set_num_inputs(1)
         .set_num_outputs(1)

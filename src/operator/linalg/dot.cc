@@ -213,8 +213,7 @@ std::vector<NodeEntry> BatchDotGrad(const NodePtr& node, const std::vector<NodeE
 
 struct Registrar {
   Registrar() {
-    OpRegistry::Get()
-        ->Register("dot")
+    MXNET_REGISTER_OP(dot)
         .describe("Dot product of two arrays: contracts the last axis of lhs (first if transpose_a) with the first "
                   "axis of rhs (last if transpose_b); 1-D . 1-D gives shape (1,).")
         .set_num_inputs(2)
@@ -230,8 +229,7 @@ struct Registrar {
           return MakeNodeOutputs("_backward_dot", n->attrs.name + "_backward", {og[0], n->inputs[0], n->inputs[1]},
                                  n->attrs.dict);
         });
-    OpRegistry::Get()
-        ->Register("_backward_dot")
+    MXNET_REGISTER_OP(_backward_dot)
         .describe("Gradient of dot: (dlhs, drhs) from (ograd, lhs, rhs).")
         .set_num_inputs(3)
         .set_num_outputs(2)
@@ -251,8 +249,7 @@ struct Registrar {
           return (*in)[0] >= 0;
         })
         .set_compute(Context::kCPU, DotBackward);
-    OpRegistry::Get()
-        ->Register("batch_dot")
+    MXNET_REGISTER_OP(batch_dot)
         .describe("Batchwise dot product of N-D (N >= 3) arrays with equal leading dims: per batch (m, k) x (k, n).")
         .set_num_inputs(2)
         .set_num_outputs(1)

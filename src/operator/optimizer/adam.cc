@@ -198,31 +198,31 @@ void LambPhase2Compute(const NodeAttrs& attrs, const OpContext&, const std::vect
 }
 
 [[maybe_unused]] const bool registered = [] {
-  RegisterUpdate<AdamParam>(
-      "adam_update",
+  MXNET_REGISTER_OP_FAMILY(
+      adam_update, UpdateFamily<AdamParam>,
       "Update function for Adam optimizer: g = clip(rescale_grad * grad + wd * weight); mean = beta1 * mean + "
       "(1 - beta1) * g; var = beta2 * var + (1 - beta2) * g^2; weight = weight - lr * mean / (sqrt(var) + "
       "epsilon). Bias correction is folded into lr by the caller.",
       Layout({"weight", "grad", "mean", "var"}, {2, 3}, -1), AdamCompute);
-  RegisterUpdate<AdamWParam>(
-      "_adamw_update",
+  MXNET_REGISTER_OP_FAMILY(
+      _adamw_update, UpdateFamily<AdamWParam>,
       "Update function for AdamW optimizer (decoupled weight decay): g = clip(rescale_grad * grad); moments as "
       "Adam; weight = weight - eta * (lr * mean / (sqrt(var) + epsilon) + wd * weight). If rescale_grad is 0, "
       "inf or nan the update is skipped.",
       Layout({"weight", "grad", "mean", "var"}, {2, 3}, -1, {"rescale_grad"}), AdamWCompute<false>)
       .add_alias("_contrib_adamw_update");
-  RegisterUpdate<AdamWParam>(
-      "_mp_adamw_update",
+  MXNET_REGISTER_OP_FAMILY(
+      _mp_adamw_update, UpdateFamily<AdamWParam>,
       "Multi-precision AdamW: the update runs on the float32 master copy weight32 with float32 moments.",
       Layout({"weight", "grad", "mean", "var", "weight32"}, {2, 3, 4}, 2, {"rescale_grad"}), AdamWCompute<true>)
       .add_alias("_contrib_mp_adamw_update");
-  RegisterUpdate<LambPhase1Param>(
-      "lamb_update_phase1",
+  MXNET_REGISTER_OP_FAMILY(
+      lamb_update_phase1, UpdateFamily<LambPhase1Param>,
       "Phase I of the LAMB update: g = clip(rescale_grad * grad); mean and var updated as Adam; returns "
       "mean_hat / (sqrt(var_hat) + epsilon) + wd * weight, with bias-corrected moments when bias_correction.",
       Layout({"weight", "grad", "mean", "var"}, {2, 3}, -1, {}, false), LambPhase1Compute);
-  RegisterUpdate<LambPhase2Param>(
-      "lamb_update_phase2",
+  MXNET_REGISTER_OP_FAMILY(
+      lamb_update_phase2, UpdateFamily<LambPhase2Param>,
       "Phase II of the LAMB update: r1 = norm of the weight clamped to [lower_bound, upper_bound] (bounds <= 0 "
       "unset), r2 = norm of phase I's g; weight = weight - lr * (r1 / r2 if both are non-zero, else 1) * g.",
       Layout({"weight", "g"}, {}, -1, {"r1", "r2"}), LambPhase2Compute);

@@ -121,20 +121,19 @@ void SignumCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<T
 }
 
 [[maybe_unused]] const bool registered = [] {
-  RegisterUpdate<FtrlParam>(
-      "ftrl_update",
+  MXNET_REGISTER_OP_FAMILY(
+      ftrl_update, UpdateFamily<FtrlParam>,
       "Update function for Ftrl optimizer (FTRL-Proximal): z += g - (sqrt(n + g^2) - sqrt(n)) * weight / lr; "
       "n += g^2; weight = (sign(z) * lamda1 - z) / ((beta + sqrt(n)) / lr + wd) * (|z| > lamda1), with g = "
       "clip(rescale_grad * grad).",
       Layout({"weight", "grad", "z", "n"}, {2, 3}), FtrlCompute);
-  RegisterUpdate<SignSGDParam>(
-      "signsgd_update", "Update function for SignSGD optimizer: weight = (1 - lr * wd) * weight - lr * sign(grad).",
-      Layout({"weight", "grad"}, {}), SignSGDCompute);
-  RegisterUpdate<SignumParam>(
-      "signum_update",
-      "SIGN momentUM (Signum) optimizer: mom = momentum * mom - (1 - momentum) * (wd * weight + "
-      "clip(rescale_grad * grad)); weight = (1 - lr * wd_lh) * weight + lr * sign(mom).",
-      Layout({"weight", "grad", "mom"}, {2}), SignumCompute);
+  MXNET_REGISTER_OP_FAMILY(signsgd_update, UpdateFamily<SignSGDParam>,
+                           "Update function for SignSGD optimizer: weight = (1 - lr * wd) * weight - lr * sign(grad).",
+                           Layout({"weight", "grad"}, {}), SignSGDCompute);
+  MXNET_REGISTER_OP_FAMILY(signum_update, UpdateFamily<SignumParam>,
+                           "SIGN momentUM (Signum) optimizer: mom = momentum * mom - (1 - momentum) * (wd * weight + "
+                           "clip(rescale_grad * grad)); weight = (1 - lr * wd_lh) * weight + lr * sign(mom).",
+                           Layout({"weight", "grad", "mom"}, {2}), SignumCompute);
   return true;
 }();
 

@@ -52,33 +52,33 @@ void MultiSgdCompute(const NodeAttrs& attrs, const OpContext&, const std::vector
 }
 
 template <SgdRule kRule, bool kMP>
-void RegisterMulti(const char* name, const char* doc, std::vector<std::string> group, std::vector<uint32_t> mutated) {
+Op& MultiFamily(Op& op, const char* doc, std::vector<std::string> group, std::vector<uint32_t> mutated) {
   UpdateLayout l = Layout(std::move(group), std::move(mutated), kMP ? 2 : -1);
   l.variadic = true;
-  RegisterUpdate(
-      name, doc, l, [](const NodeAttrs& a) { return static_cast<uint32_t>(a.get<MultiSGDParam>().num_weights); },
+  return UpdateFamily(
+      op, doc, l, [](const NodeAttrs& a) { return static_cast<uint32_t>(a.get<MultiSGDParam>().num_weights); },
       ParseMultiSGD, MultiSGDParam::__FIELDS__(), MultiSgdCompute<kRule, kMP>);
 }
 
 [[maybe_unused]] const bool registered = [] {
-  RegisterMulti<SgdRule::kPlain, false>(
-      "multi_sgd_update",
+  MXNET_REGISTER_OP_FAMILY(
+      multi_sgd_update, MultiFamily<SgdRule::kPlain, false>,
       "Update function for Stochastic Gradient Descent (SGD) optimizer over num_weights weights at once: each "
       "weight = (1 - lrs[i]*wds[i]) * weight - lrs[i] * clip(rescale_grad * grad).",
-      {"weight", "grad"}, {});
-  RegisterMulti<SgdRule::kMomentum, false>(
-      "multi_sgd_mom_update",
+      std::vector<std::string>{"weight", "grad"}, std::vector<uint32_t>{});
+  MXNET_REGISTER_OP_FAMILY(
+      multi_sgd_mom_update, MultiFamily<SgdRule::kMomentum, false>,
       "Momentum update function for SGD over num_weights weights at once: v = momentum * v - lrs[i] * "
       "(clip(rescale_grad * grad) + wds[i] * weight); weight = weight + v.",
-      {"weight", "grad", "mom"}, {2});
-  RegisterMulti<SgdRule::kPlain, true>(
-      "multi_mp_sgd_update", "Multi-precision SGD over num_weights weights at once, computed on float32 master copies.",
-      {"weight", "grad", "weight32"}, {2});
-  RegisterMulti<SgdRule::kMomentum, true>(
-      "multi_mp_sgd_mom_update",
+      std::vector<std::string>{"weight", "grad", "mom"}, std::vector<uint32_t>{2});
+  MXNET_REGISTER_OP_FAMILY(multi_mp_sgd_update, MultiFamily<SgdRule::kPlain, true>,
+                           "Multi-precision SGD over num_weights weights at once, computed on float32 master copies.",
+                           std::vector<std::string>{"weight", "grad", "weight32"}, std::vector<uint32_t>{2});
+  MXNET_REGISTER_OP_FAMILY(
+      multi_mp_sgd_mom_update, MultiFamily<SgdRule::kMomentum, true>,
       "Multi-precision momentum SGD over num_weights weights at once, computed on float32 master copies with "
       "float32 momentum.",
-      {"weight", "grad", "mom", "weight32"}, {2, 3});
+      std::vector<std::string>{"weight", "grad", "mom", "weight32"}, std::vector<uint32_t>{2, 3});
   return true;
 }();
 

@@ -99,12 +99,12 @@ bool UpdateType(const UpdateLayout& l, const NodeAttrs& attrs, std::vector<int>*
 
 }  // namespace
 
-Op& RegisterUpdate(const std::string& name, const std::string& doc, const UpdateLayout& layout,
-                   std::function<uint32_t(const NodeAttrs&)> num_groups, FAttrParser parser,
-                   const std::vector<dmlc::ParamFieldInfo>& fields, FCompute fn) {
+Op& UpdateFamily(Op& op, const std::string& doc, const UpdateLayout& layout,
+                 std::function<uint32_t(const NodeAttrs&)> num_groups, FAttrParser parser,
+                 const std::vector<dmlc::ParamFieldInfo>& fields, FCompute fn) {
   const uint32_t g = static_cast<uint32_t>(layout.group.size());
   const uint32_t ns = static_cast<uint32_t>(layout.scalars.size());
-  Op& op = OpRegistry::Get()->Register(name).describe(doc);
+  op.describe(doc);
   op.set_num_inputs([num_groups, g, ns](const NodeAttrs& a) {
       return num_groups(a) * g + ns;
     }).set_num_outputs([num_groups](const NodeAttrs& a) { return num_groups(a); });

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "mxnet/op.h"
+#include "operator/common/op_family.h"
 #include "operator/common/elemwise_kernels.h"
 #include "operator/common/parallel.h"
 
@@ -92,17 +93,18 @@ inline UpdateLayout Layout(std::vector<std::string> group, std::vector<uint32_t>
 }
 
 /*!
- * \brief Registers an update op with parameter struct P. num_groups(attrs) = number of weights
- *        (1 for single-tensor ops); outputs = one per weight, shaped and typed like it.
+ * \brief Builds an update op (MXNET_REGISTER_OP_FAMILY(name, UpdateFamily, ...)). num_groups(attrs) =
+ *        number of weights (1 for single-tensor ops); outputs = one per weight, shaped and typed like it.
  */
-Op& RegisterUpdate(const std::string& name, const std::string& doc, const UpdateLayout& layout,
-                   std::function<uint32_t(const NodeAttrs&)> num_groups, FAttrParser parser,
-                   const std::vector<dmlc::ParamFieldInfo>& fields, FCompute fn);
+Op& UpdateFamily(Op& op, const std::string& doc, const UpdateLayout& layout,
+                 std::function<uint32_t(const NodeAttrs&)> num_groups, FAttrParser parser,
+                 const std::vector<dmlc::ParamFieldInfo>& fields, FCompute fn);
 
+/*! \brief A single-tensor update op with parameter struct P: UpdateFamily<P>. */
 template <typename P>
-Op& RegisterUpdate(const std::string& name, const std::string& doc, const UpdateLayout& layout, FCompute fn) {
-  return RegisterUpdate(
-      name, doc, layout, [](const NodeAttrs&) { return 1u; }, ParamParser<P>, P::__FIELDS__(), fn);
+Op& UpdateFamily(Op& op, const std::string& doc, const UpdateLayout& layout, FCompute fn) {
+  return UpdateFamily(
+      op, doc, layout, [](const NodeAttrs&) { return 1u; }, ParamParser<P>, P::__FIELDS__(), fn);
 }
 
 /*!

@@ -103,13 +103,13 @@ void RMSPropAlexCompute(const NodeAttrs& attrs, const OpContext&, const std::vec
 }
 
 [[maybe_unused]] const bool registered = [] {
-  RegisterUpdate<RMSPropParam>(
-      "rmsprop_update",
+  MXNET_REGISTER_OP_FAMILY(
+      rmsprop_update, UpdateFamily<RMSPropParam>,
       "Update function for RMSProp optimizer: g = clip(rescale_grad * grad + wd * weight); n = (1 - gamma1) * "
       "g^2 + gamma1 * n; weight = weight - lr * g / sqrt(n + epsilon), then clipped to clip_weights if set.",
       Layout({"weight", "grad", "n"}, {2}), RMSPropCompute);
-  RegisterUpdate<RMSPropAlexParam>(
-      "rmspropalex_update",
+  MXNET_REGISTER_OP_FAMILY(
+      rmspropalex_update, UpdateFamily<RMSPropAlexParam>,
       "Update function for RMSPropAlex optimizer (centered RMSProp, Graves 2013): n and g track g^2 and g; "
       "delta = gamma2 * delta - lr * g / sqrt(n - g_mean^2 + epsilon); weight = weight + delta.",
       Layout({"weight", "grad", "n", "g", "delta"}, {2, 3, 4}), RMSPropAlexCompute);

@@ -66,35 +66,36 @@ void SgdCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlo
 }
 
 [[maybe_unused]] const bool registered = [] {
-  RegisterUpdate<SGDParam>(
-      "sgd_update",
+  MXNET_REGISTER_OP_FAMILY(
+      sgd_update, UpdateFamily<SGDParam>,
       "Update function for Stochastic Gradient Descent (SGD) optimizer: weight = weight - learning_rate * "
       "(gradient + wd * weight), gradient rescaled by rescale_grad and clipped to clip_gradient first.",
       Layout({"weight", "grad"}, {}, -1), SgdCompute<SGDParam, SgdRule::kPlain, false>);
-  RegisterUpdate<SGDMomParam>(
-      "sgd_mom_update",
+  MXNET_REGISTER_OP_FAMILY(
+      sgd_mom_update, UpdateFamily<SGDMomParam>,
       "Momentum update function for SGD: v = momentum * v - learning_rate * (clip(rescale_grad * grad) + wd * "
       "weight); weight = weight + v. The momentum state mom is updated in place.",
       Layout({"weight", "grad", "mom"}, {2}, -1), SgdCompute<SGDMomParam, SgdRule::kMomentum, false>);
-  RegisterUpdate<SGDParam>(
-      "mp_sgd_update",
+  MXNET_REGISTER_OP_FAMILY(
+      mp_sgd_update, UpdateFamily<SGDParam>,
       "Updater function for multi-precision sgd optimizer: sgd_update computed on the float32 master copy "
       "weight32 (updated in place), the result rounded into weight.",
       Layout({"weight", "grad", "weight32"}, {2}, 2), SgdCompute<SGDParam, SgdRule::kPlain, true>);
-  RegisterUpdate<SGDMomParam>(
-      "mp_sgd_mom_update",
+  MXNET_REGISTER_OP_FAMILY(
+      mp_sgd_mom_update, UpdateFamily<SGDMomParam>,
       "Updater function for multi-precision sgd optimizer with momentum: sgd_mom_update on the float32 master "
       "copy weight32 with a float32 momentum (both updated in place).",
       Layout({"weight", "grad", "mom", "weight32"}, {2, 3}, 2), SgdCompute<SGDMomParam, SgdRule::kMomentum, true>);
-  RegisterUpdate<NAGMomParam>(
-      "nag_mom_update",
+  MXNET_REGISTER_OP_FAMILY(
+      nag_mom_update, UpdateFamily<NAGMomParam>,
       "Update function for Nesterov Accelerated Gradient (NAG) optimizer: g = clip(rescale_grad * grad) + wd * "
-      "weight; mom = momentum * mom + g; weight = weight - lr * (g + momentum * mom).",
+      "weight; m1 = momentum * mom; weight = weight - m1 + (1 + momentum) * (m1 - lr * g); mom = m1 - lr * g, "
+      "where g's wd * weight term sees the new weight when the output is the weight itself.",
       Layout({"weight", "grad", "mom"}, {2}, -1), SgdCompute<NAGMomParam, SgdRule::kNesterov, false>);
-  RegisterUpdate<NAGMomParam>(
-      "mp_nag_mom_update",
+  MXNET_REGISTER_OP_FAMILY(
+      mp_nag_mom_update, UpdateFamily<NAGMomParam>,
       "Update function for multi-precision Nesterov Accelerated Gradient (NAG) optimizer: nag_mom_update on the "
-      "float32 master copy weight32 with a float32 momentum.",
+      "float32 master copy weight32 with a float32 momentum; the momentum's wd term sees the new master weight.",
       Layout({"weight", "grad", "mom", "weight32"}, {2, 3}, 2), SgdCompute<NAGMomParam, SgdRule::kNesterov, true>);
   return true;
 }();

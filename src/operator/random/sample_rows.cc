@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "operator/common/op_family.h"
 #include "operator/random/dist_param.h"
 
 namespace mxnet {
@@ -102,18 +103,16 @@ void RowsCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector
 }
 
 template <typename Dist>
-void RegisterRowsSampler() {
-  const std::string name = std::string("_sample_") + Dist::kName;
+Op& RowsSamplerFamily(Op& op) {
+  MX_CHECK(op.name == std::string("_sample_") + Dist::kName) << op.name << " registered as a " << Dist::kName << " sampler";
   std::string inputs;
   for (int i = 0; i < Dist::kNumArgs; ++i) inputs += std::string(i ? ", " : "") + Dist::kArgs[i].input_name;
-  Op& op = OpRegistry::Get()
-               ->Register(name)
-               .describe(std::string("Concurrent sampling from multiple ") + Dist::kName +
-                         " distributions with parameters given as arrays (" + inputs +
-                         ") of one shape S. Draws `shape` samples from each distribution; the output has "
-                         "shape S + shape.")
-               .set_num_inputs(Dist::kNumArgs)
-               .set_num_outputs(1);
+  op.describe(std::string("Concurrent sampling from multiple ") + Dist::kName +
+              " distributions with parameters given as arrays (" + inputs +
+              ") of one shape S. Draws `shape` samples from each distribution; the output has "
+              "shape S + shape.")
+      .set_num_inputs(Dist::kNumArgs)
+      .set_num_outputs(1);
   for (int i = 0; i < Dist::kNumArgs; ++i)
     op.add_argument(Dist::kArgs[i].input_name, "NDArray-or-Symbol", Dist::kArgs[i].doc);
   op.set_attr_parser(ParamParser<SampleRowsParam>)
@@ -123,16 +122,17 @@ void RegisterRowsSampler() {
       .set_resource_request(std::vector<ResourceRequest>{ResourceRequest::kRandom})
       .set_compute(Context::kCPU, RowsCompute<Dist>)
       .set_gradient(ZeroGrads);
+  return op;
 }
 
 [[maybe_unused]] const bool registered = [] {
-  RegisterRowsSampler<UniformDist>();
-  RegisterRowsSampler<NormalDist>();
-  RegisterRowsSampler<GammaDist>();
-  RegisterRowsSampler<ExponentialDist>();
-  RegisterRowsSampler<PoissonDist>();
-  RegisterRowsSampler<NegBinomialDist>();
-  RegisterRowsSampler<GenNegBinomialDist>();
+  MXNET_REGISTER_OP_FAMILY(_sample_uniform, RowsSamplerFamily<UniformDist>);
+  MXNET_REGISTER_OP_FAMILY(_sample_normal, RowsSamplerFamily<NormalDist>);
+  MXNET_REGISTER_OP_FAMILY(_sample_gamma, RowsSamplerFamily<GammaDist>);
+  MXNET_REGISTER_OP_FAMILY(_sample_exponential, RowsSamplerFamily<ExponentialDist>);
+  MXNET_REGISTER_OP_FAMILY(_sample_poisson, RowsSamplerFamily<PoissonDist>);
+  MXNET_REGISTER_OP_FAMILY(_sample_negative_binomial, RowsSamplerFamily<NegBinomialDist>);
+  MXNET_REGISTER_OP_FAMILY(_sample_generalized_negative_binomial, RowsSamplerFamily<GenNegBinomialDist>);
   return true;
 }();
 

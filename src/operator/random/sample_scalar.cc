@@ -6,6 +6,8 @@
  */
 #include <string>
 
+#include "operator/common/op_family.h"
+#include "operator/common/param_text.h"
 #include "operator/random/dist_param.h"
 
 namespace mxnet {
@@ -18,7 +20,8 @@ bool SizedShape(const NodeAttrs& attrs, std::vector<TShape>*, std::vector<TShape
   const TShape& shape = attrs.get<DistParam<Dist, true>>().shape;
   if (shape.ndim() > 0) {
     for (dim_t d : shape)
-      MX_CHECK_KIND(d >= 0, "ValueError") << attrs.op->name << ": shape " << shape << " has a negative dimension";
+      MX_CHECK_KIND(d >= 0, "ValueError")
+          << attrs.op->name << ": shape " << ParamTuple(shape) << " has a negative dimension";
     AssignShape(attrs, &(*out)[0], shape, "output", 0);
     return true;
   }
@@ -53,30 +56,29 @@ std::string ArgList(const DistArg* args, int n) {
 }
 
 template <typename Dist>
-void RegisterScalarSampler(const std::vector<std::string>& aliases) {
+Op& ScalarSamplerFamily(Op& op) {
   using P = DistParam<Dist, true>;
-  const std::string name = std::string("_random_") + Dist::kName;
-  Op& op = OpRegistry::Get()
-               ->Register(name)
-               .describe(std::string("Draws random samples from a ") + Dist::kName + " distribution with scalar " +
-                         "parameters (" + ArgList(Dist::kArgs, Dist::kNumArgs) +
-                         "). Reproducible for a given mx.random.seed and call order.")
-               .set_num_inputs(0)
-               .set_num_outputs(1)
-               .set_attr_parser(ParseDistParam<Dist, true>)
-               .add_arguments(P::__FIELDS__())
-               .set_infer_shape(SizedShape<Dist>)
-               .set_infer_type(SizedType<Dist>)
-               .set_resource_request(std::vector<ResourceRequest>{ResourceRequest::kRandom})
-               .set_compute(Context::kCPU, ScalarSampleCompute<Dist, true>);
-  for (const auto& a : aliases) op.add_alias(a);
+  MX_CHECK(op.name == std::string("_random_") + Dist::kName) << op.name << " registered as a " << Dist::kName << " sampler";
+  return op
+      .describe(std::string("Draws random samples from a ") + Dist::kName + " distribution with scalar " +
+                "parameters (" + ArgList(Dist::kArgs, Dist::kNumArgs) +
+                "). Reproducible for a given mx.random.seed and call order.")
+      .set_num_inputs(0)
+      .set_num_outputs(1)
+      .set_attr_parser(ParseDistParam<Dist, true>)
+      .add_arguments(P::__FIELDS__())
+      .set_infer_shape(SizedShape<Dist>)
+      .set_infer_type(SizedType<Dist>)
+      .set_resource_request(std::vector<ResourceRequest>{ResourceRequest::kRandom})
+      .set_compute(Context::kCPU, ScalarSampleCompute<Dist, true>);
 }
 
 template <typename Dist>
-void RegisterLikeSampler() {
+Op& LikeSamplerFamily(Op& op) {
   using P = DistParam<Dist, false>;
-  OpRegistry::Get()
-      ->Register(std::string("_random_") + Dist::kName + "_like")
+  MX_CHECK(op.name == std::string("_random_") + Dist::kName + "_like")
+      << op.name << " registered as a " << Dist::kName << " sampler";
+  return op
       .describe(std::string("Draws random samples from a ") + Dist::kName +
                 " distribution, with the shape, dtype and device of the input array.")
       .set_num_inputs(1)
@@ -92,21 +94,27 @@ void RegisterLikeSampler() {
 }
 
 [[maybe_unused]] const bool registered = [] {
-  RegisterScalarSampler<UniformDist>({"uniform", "random_uniform"});
-  RegisterScalarSampler<NormalDist>({"normal", "random_normal"});
-  RegisterScalarSampler<GammaDist>({"random_gamma"});
-  RegisterScalarSampler<ExponentialDist>({"random_exponential"});
-  RegisterScalarSampler<PoissonDist>({"random_poisson"});
-  RegisterScalarSampler<NegBinomialDist>({"random_negative_binomial"});
-  RegisterScalarSampler<GenNegBinomialDist>({"random_generalized_negative_binomial"});
-  RegisterScalarSampler<RandintDist>({"random_randint"});
-  RegisterLikeSampler<UniformDist>();
-  RegisterLikeSampler<NormalDist>();
-  RegisterLikeSampler<GammaDist>();
-  RegisterLikeSampler<ExponentialDist>();
-  RegisterLikeSampler<PoissonDist>();
-  RegisterLikeSampler<NegBinomialDist>();
-  RegisterLikeSampler<GenNegBinomialDist>();
+  MXNET_REGISTER_OP_FAMILY(_random_uniform, ScalarSamplerFamily<UniformDist>)
+      .add_alias("uniform")
+      .add_alias("random_uniform");
+  MXNET_REGISTER_OP_FAMILY(_random_normal, ScalarSamplerFamily<NormalDist>)
+      .add_alias("normal")
+      .add_alias("random_normal");
+  MXNET_REGISTER_OP_FAMILY(_random_gamma, ScalarSamplerFamily<GammaDist>).add_alias("random_gamma");
+  MXNET_REGISTER_OP_FAMILY(_random_exponential, ScalarSamplerFamily<ExponentialDist>).add_alias("random_exponential");
+  MXNET_REGISTER_OP_FAMILY(_random_poisson, ScalarSamplerFamily<PoissonDist>).add_alias("random_poisson");
+  MXNET_REGISTER_OP_FAMILY(_random_negative_binomial, ScalarSamplerFamily<NegBinomialDist>)
+      .add_alias("random_negative_binomial");
+  MXNET_REGISTER_OP_FAMILY(_random_generalized_negative_binomial, ScalarSamplerFamily<GenNegBinomialDist>)
+      .add_alias("random_generalized_negative_binomial");
+  MXNET_REGISTER_OP_FAMILY(_random_randint, ScalarSamplerFamily<RandintDist>).add_alias("random_randint");
+  MXNET_REGISTER_OP_FAMILY(_random_uniform_like, LikeSamplerFamily<UniformDist>);
+  MXNET_REGISTER_OP_FAMILY(_random_normal_like, LikeSamplerFamily<NormalDist>);
+  MXNET_REGISTER_OP_FAMILY(_random_gamma_like, LikeSamplerFamily<GammaDist>);
+  MXNET_REGISTER_OP_FAMILY(_random_exponential_like, LikeSamplerFamily<ExponentialDist>);
+  MXNET_REGISTER_OP_FAMILY(_random_poisson_like, LikeSamplerFamily<PoissonDist>);
+  MXNET_REGISTER_OP_FAMILY(_random_negative_binomial_like, LikeSamplerFamily<NegBinomialDist>);
+  MXNET_REGISTER_OP_FAMILY(_random_generalized_negative_binomial_like, LikeSamplerFamily<GenNegBinomialDist>);
   return true;
 }();
 
