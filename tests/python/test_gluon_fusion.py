@@ -16,7 +16,7 @@ from mxnet.base import _LIB, NDArrayHandle, check_call
 from mxnet.gluon import nn
 from mxnet.gluon.model_zoo import vision
 from mxnet.test_utils import environment
-from nn_op_table import plain_path_rerun
+from op_testing import plain_path_rerun
 from op_testing import run_onednn_verbose
 
 RS = np.random.RandomState(11)

@@ -752,3 +752,15 @@ def test_forked_child_uses_mp_opencv_num_threads(setting):
 
 def test_codec_thread_setter_rejects_negative():
     assert _LIB.MXImageSetNumThreads(-1) == -1
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_image_normalize_keeps_the_data_precision(dtype):
+    x = np.array([[[0.1, 0.7]], [[0.3, -0.2]], [[0.9, 1.3]]])
+    mean, std = (0.5, 0.25, -1.0), (0.5, 2.0, 4.0)  # exact in float32: only the data rounds
+    got = nd.image.normalize(nd.array(x, dtype=dtype), mean=mean, std=std)
+    assert got.dtype == np.dtype(dtype)
+    want = (x.astype(dtype).astype(np.float64) - np.reshape(mean, (3, 1, 1))) / np.reshape(std, (3, 1, 1))
+    tol = 1e-15 if dtype == "float64" else 1e-6
+    np.testing.assert_allclose(got.asnumpy(), want, rtol=tol, atol=tol)
+    assert nd.image.normalize(nd.array([[[0.1]]], dtype="float64")).asnumpy()[0, 0, 0] == 0.1

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import mxnet as mx
-from op_testing import TOL, check_grad, op, rounded, to_nd, to_np
+from op_testing import FWD_TOL, check_grad, op, rounded, to_nd, to_np
 
 SHAPES = [(5,), (3, 4), (2, 3, 4)]
 FLOATS = ["float32", "float64", "float16", "bfloat16"]
@@ -95,7 +95,7 @@ def test_unary_forward(name, dtype):
         xr = rounded(x, dtype)
         out = op(name)(to_nd(x, dtype))
         assert out.shape == shape
-        rtol, atol = TOL[dtype]
+        rtol, atol = FWD_TOL[dtype]
         np.testing.assert_allclose(to_np(out).astype(np.float64), ref(xr), rtol=max(rtol, 1e-6),
                                    atol=max(atol, 1e-6) * (10 if name in ("gamma", "tan") else 1))
 
@@ -180,7 +180,7 @@ def test_broadcast_forward(name, dtype):
         out = getattr(mx.nd, "broadcast_" + name)(to_nd(a, dtype), to_nd(b, dtype))
         expect = ref(ar, br)
         assert out.shape == expect.shape
-        rtol, atol = TOL[dtype]
+        rtol, atol = FWD_TOL[dtype]
         np.testing.assert_allclose(to_np(out).astype(np.float64), expect, rtol=rtol * 4, atol=atol * 4)
 
 
@@ -191,7 +191,7 @@ def test_elemwise_forward(name, dtype):
     ref = BINARY[name][0]
     a, b = _pair(name, (3, 4), (3, 4))
     out = fn(to_nd(a, dtype), to_nd(b, dtype))
-    rtol, atol = TOL[dtype]
+    rtol, atol = FWD_TOL[dtype]
     np.testing.assert_allclose(to_np(out).astype(np.float64), ref(rounded(a, dtype), rounded(b, dtype)),
                                rtol=rtol * 4, atol=atol * 4)
 
@@ -269,7 +269,7 @@ def test_scalar_forward(name, dtype):
     x[0, 0] = 1.5
     s = 1.5
     out = op(name)(to_nd(x, dtype), scalar=s)
-    rtol, atol = TOL[dtype]
+    rtol, atol = FWD_TOL[dtype]
     np.testing.assert_allclose(to_np(out).astype(np.float64), ref(rounded(x, dtype), s), rtol=rtol * 4,
                                atol=atol * 4)
 
@@ -306,7 +306,7 @@ def test_cast_gradient_and_bad_dtype():
 def test_clip(dtype):
     x = np.linspace(-3, 3, 12).reshape(3, 4)
     out = mx.nd.clip(to_nd(x, dtype), a_min=-1, a_max=2)
-    np.testing.assert_allclose(to_np(out), np.clip(rounded(x, dtype), -1, 2), rtol=TOL[dtype][0])
+    np.testing.assert_allclose(to_np(out), np.clip(rounded(x, dtype), -1, 2), rtol=FWD_TOL[dtype][0])
     check_grad(lambda a: mx.nd.clip(a, a_min=-1, a_max=2), [x + 0.05])
     with pytest.raises(mx.base.MXNetError, match="clip"):
         mx.nd.clip(mx.nd.ones((2,)), a_min=0)

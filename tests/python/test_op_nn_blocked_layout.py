@@ -10,7 +10,7 @@ import pytest
 import mxnet as mx
 from test_op_nn_conv import conv_ref
 from test_op_nn_pool import pool_ref
-from nn_op_table import plain_path_rerun
+from op_testing import plain_path_rerun
 from op_testing import onednn_execs, run_onednn_verbose
 
 R = np.random.RandomState(21)

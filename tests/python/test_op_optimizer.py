@@ -35,9 +35,14 @@ def ref_sgd_mom(w, g, s, p):
 
 
 def ref_nag(w, g, s, p):
-    gr = clip(_get(p, "rescale_grad", 1) * g, _get(p, "clip_gradient", -1)) + _get(p, "wd", 0) * w
-    s["mom"] = _get(p, "momentum", 0) * s["mom"] + gr
-    return w - _get(p, "lr") * (gr + _get(p, "momentum", 0) * s["mom"])
+    """MXNet 1.x's NAG: the momentum holds the lr-scaled step. With out=weight (as these runs call
+    it) the momentum's weight-decay term sees the new weight."""
+    lr, m, wd = _get(p, "lr"), _get(p, "momentum", 0), _get(p, "wd", 0)
+    gr = clip(_get(p, "rescale_grad", 1) * g, _get(p, "clip_gradient", -1))
+    m1 = m * s["mom"]
+    new = w - m1 + (1 + m) * (m1 - lr * (gr + wd * w))
+    s["mom"] = m1 - lr * (gr + wd * new)
+    return new
 
 
 def ref_adam(w, g, s, p):
@@ -172,6 +177,43 @@ def test_mixed_precision(name, base, has_mom):
     np.testing.assert_array_equal(w16.asnumpy(), master.asnumpy().astype(np.float16))
     if has_mom:
         np.testing.assert_allclose(mom.asnumpy(), s_ref["mom"], rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_nag_momentum_holds_the_lr_scaled_step(dtype):
+    # MXNet 1.x's state convention, worked by hand: g' = g + wd*w, m1 = momentum*mom,
+    # w' = w - m1 + (1 + momentum)*(m1 - lr*g'), mom' = m1 - lr*g' (an out-of-place call).
+    w = mx.nd.array([1.0, -2.0, 0.5], dtype=dtype)
+    mom = mx.nd.array([0.4, 0.1, -0.3], dtype=dtype)
+    out = mx.nd.nag_mom_update(w, mx.nd.array([0.3, -0.1, 0.2], dtype=dtype), mom, lr=0.1, momentum=0.9, wd=0.01)
+    np.testing.assert_allclose(out.asnumpy(), [1.2651, -1.8962, 0.21805], rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(mom.asnumpy(), [0.329, 0.102, -0.2905], rtol=1e-6, atol=1e-7)
+    np.testing.assert_array_equal(w.asnumpy(), np.array([1.0, -2.0, 0.5], dtype=dtype))
+
+
+@pytest.mark.parametrize("inplace", [False, True])
+def test_nag_weight_decay_term_of_the_momentum(inplace):
+    """The momentum's decay term uses the weight the call leaves behind: the new one when the
+    output is the weight itself (and always for the multi-precision variant), else the old one."""
+    w0, g, mom0 = np.array([1.0, -2.0, 0.5]), np.array([0.3, -0.1, 0.2]), np.array([0.4, 0.1, -0.3])
+    lr, m, wd, rescale, clip_g = 0.05, 0.8, 0.5, 0.5, 0.1
+    gr = np.clip(rescale * g, -clip_g, clip_g)
+    m1 = m * mom0
+    w_new = w0 - m1 + (1 + m) * (m1 - lr * (gr + wd * w0))
+    params = dict(lr=lr, momentum=m, wd=wd, rescale_grad=rescale, clip_gradient=clip_g)
+    w, mom = mx.nd.array(w0, dtype="float64"), mx.nd.array(mom0, dtype="float64")
+    out = mx.nd.nag_mom_update(w, mx.nd.array(g, dtype="float64"), mom, out=w if inplace else None, **params)
+    np.testing.assert_allclose(out.asnumpy(), w_new, rtol=1e-6)
+    np.testing.assert_allclose(mom.asnumpy(), m1 - lr * (gr + wd * (w_new if inplace else w0)), rtol=1e-6)
+    w16, master, mom32 = mx.nd.array(w0, dtype="float16"), mx.nd.array(w0), mx.nd.array(mom0)
+    g16 = np.array(g, dtype=np.float16).astype(np.float64)
+    gr16 = np.clip(rescale * g16, -clip_g, clip_g)
+    w_new16 = w0 - m1 + (1 + m) * (m1 - lr * (gr16 + wd * w0))
+    out = mx.nd.mp_nag_mom_update(w16, mx.nd.array(g16, dtype="float16"), mom32, master,
+                                  out=w16 if inplace else None, **params)
+    np.testing.assert_allclose(master.asnumpy(), w_new16, rtol=1e-5)
+    np.testing.assert_allclose(mom32.asnumpy(), m1 - lr * (gr16 + wd * w_new16), rtol=1e-5)
+    np.testing.assert_array_equal(out.asnumpy(), master.asnumpy().astype(np.float16))
 
 
 @pytest.mark.parametrize("mp", [False, True])

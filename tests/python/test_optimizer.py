@@ -59,9 +59,11 @@ def test_nag():
     opt = mx.optimizer.NAG(learning_rate=lr, momentum=m, wd=wd)
     w, mom = w0.astype(np.float64), np.zeros(SHAPE)
     for g in grads:
-        g = g + wd * w
-        mom = m * mom + g
-        w = w - lr * (g + m * mom)
+        # MXNet 1.x: the momentum holds the lr-scaled step; its decay term sees the updated weight
+        m1 = m * mom
+        w_new = w - m1 + (1 + m) * (m1 - lr * (g + wd * w))
+        mom = m1 - lr * (g + wd * w_new)
+        w = w_new
     _close(_run(opt, w0, grads), w)
 
 

@@ -13,7 +13,7 @@ import pytest
 import mxnet as mx
 from mxnet.test_utils import environment
 from conftest import REPO
-from nn_op_table import plain_path_rerun
+from op_testing import plain_path_rerun
 
 FIXTURES = os.path.abspath(os.path.join(REPO, "..", "shared", "fixtures", "mxnet", "models"))
 TOL = 1e-4
