@@ -65,7 +65,7 @@ class NDArray {
   TBlob data() const;
   /*!
    * \brief As data(), but leaves an OpaqueLayout in place (the plain memory may be stale).
-   *        Only for kernels of ops registered with set_accepts_opaque_layout, which read the
+   *        Only for kernels that declare KernelLayouts::kAny (op_kernel.h), which read the
    *        layout through opaque_layout() or call MaterializePlain() before plain reads.
    */
   TBlob data_keep_layout() const;
@@ -195,8 +195,8 @@ class NDArray {
 };
 
 /*!
- * \brief The NDArrays behind the blobs of the kernel running on this thread: kernels of ops
- *        registered with set_accepts_opaque_layout read inputs' and install outputs' OpaqueLayouts;
+ * \brief The NDArrays behind the blobs of the kernel running on this thread: kernels declaring
+ *        KernelLayouts::kAny read inputs' and install outputs' OpaqueLayouts;
  *        any kernel may read or install cached copies of inputs it only reads. Set by the imperative
  *        layer around the kernel call; null elsewhere.
  */
@@ -209,8 +209,8 @@ struct KernelArrays {
    */
   std::vector<TBlob>* input_blobs{nullptr};
   std::vector<TBlob>* output_blobs{nullptr};
-  /*! \brief Whether the op accepts OpaqueLayouts (inputs unconverted, outputs may be left blocked);
-   *         otherwise the arrays are there only for cached copies of inputs it reads. */
+  /*! \brief Whether some kernel of the op reads OpaqueLayouts (inputs passed unconverted, outputs may
+   *         be left blocked); otherwise the arrays are there only for cached copies of inputs it reads. */
   bool accepts_layouts{false};
   static const KernelArrays* Current();
 };

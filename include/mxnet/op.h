@@ -112,11 +112,6 @@ class Op {
    */
   FMutateInputs aux_inputs;
   FGradient gradient;
-  /*!
-   * \brief Whether the reference kernel itself reads inputs held in a backend layout (NDArray's
-   *        OpaqueLayout); kernels in the list declare it per implementation (KernelLayouts).
-   */
-  bool accepts_opaque_layout{false};
   /*! \brief Dense index in the registry (fast per-op tables elsewhere). */
   uint32_t index{0};
   /*! \brief Built on first use from the reference kernels and the registered implementations. */
@@ -147,7 +142,6 @@ class Op {
   Op& set_mutate_inputs(FMutateInputs fn);
   Op& set_aux_inputs(FMutateInputs fn);
   Op& set_gradient(FGradient fn);
-  Op& set_accepts_opaque_layout(bool v);
 
   // ---- queries used by imperative, autograd and graph code ----
   uint32_t NumInputs(const NodeAttrs& a) const { return get_num_inputs ? get_num_inputs(a) : num_inputs; }

@@ -36,7 +36,7 @@ void BuildLists() {
       KernelImpl& ref = op->reference_kernels[c.first];
       ref.name = kReferenceKernel;
       ref.compute = c.second;
-      ref.layouts = op->accepts_opaque_layout ? KernelLayouts::kAny : KernelLayouts::kPlain;
+      ref.layouts = KernelLayouts::kPlain;  // reference kernels read plain memory only
     }
   }
   for (const PendingKernel& k : Pending()) {

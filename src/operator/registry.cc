@@ -145,11 +145,6 @@ Op& Op::set_gradient(FGradient fn) {
   gradient = std::move(fn);
   return *this;
 }
-Op& Op::set_accepts_opaque_layout(bool v) {
-  accepts_opaque_layout = v;
-  return *this;
-}
-
 std::vector<std::string> Op::InputNames(const NodeAttrs& a) const {
   if (list_input_names) return list_input_names(a);
   std::vector<std::string> names;

@@ -35,61 +35,7 @@ FAMILY_MACROS = {
 # Ops the scan does not find, in files not converted yet: by file, with how the name is spelled
 # there. An entry goes once its file spells the names out (test_waivers_are_current fails on a
 # stale one).
-WAIVED = {
-    # src/operator/nn/batch_norm.cc: helper registers the name it is passed
-    "src/operator/nn/batch_norm.cc": [
-        "BatchNorm", "_backward_BatchNorm", "_backward_BatchNormWithReLU", "_contrib_BatchNormWithReLU"
-    ],
-    # src/operator/nn/regression_output.cc: helper registers the name it is passed and `_backward_` + name
-    "src/operator/nn/regression_output.cc": [
-        "LinearRegressionOutput", "LogisticRegressionOutput", "MAERegressionOutput",
-        "_backward_LinearRegressionOutput", "_backward_LogisticRegressionOutput",
-        "_backward_MAERegressionOutput"
-    ],
-    # src/operator/tensor/binary_scalar.cc: names built from the rows of the MXNET_BINARY_MATH_OPS table
-    "src/operator/tensor/binary_scalar.cc": [
-        "_backward_div_scalar", "_backward_hypot_scalar", "_backward_maximum_scalar",
-        "_backward_minimum_scalar", "_backward_minus_scalar", "_backward_mod_scalar", "_backward_mul_scalar",
-        "_backward_plus_scalar", "_backward_power_scalar", "_backward_rdiv_scalar", "_backward_rminus_scalar",
-        "_backward_rmod_scalar", "_backward_rpower_scalar", "_div_scalar", "_equal_scalar",
-        "_greater_equal_scalar", "_greater_scalar", "_hypot_scalar", "_lesser_equal_scalar", "_lesser_scalar",
-        "_logical_and_scalar", "_logical_or_scalar", "_logical_xor_scalar", "_maximum_scalar",
-        "_minimum_scalar", "_minus_scalar", "_mod_scalar", "_mul_scalar", "_not_equal_scalar", "_plus_scalar",
-        "_power_scalar", "_rdiv_scalar", "_rminus_scalar", "_rmod_scalar", "_rpower_scalar"
-    ],
-    # src/operator/tensor/broadcast_binary.cc: "broadcast_" + a row of the MXNET_BINARY_MATH_OPS table
-    "src/operator/tensor/broadcast_binary.cc": [
-        "_backward_broadcast_add", "_backward_broadcast_div", "_backward_broadcast_hypot",
-        "_backward_broadcast_maximum", "_backward_broadcast_minimum", "_backward_broadcast_mod",
-        "_backward_broadcast_mul", "_backward_broadcast_power", "_backward_broadcast_sub", "broadcast_add",
-        "broadcast_div", "broadcast_equal", "broadcast_greater", "broadcast_greater_equal", "broadcast_hypot",
-        "broadcast_lesser", "broadcast_lesser_equal", "broadcast_logical_and", "broadcast_logical_or",
-        "broadcast_logical_xor", "broadcast_maximum", "broadcast_minimum", "broadcast_mod", "broadcast_mul",
-        "broadcast_not_equal", "broadcast_power", "broadcast_sub"
-    ],
-    # src/operator/tensor/concat_stack.cc: OpRegistry::Register("<name>") with a string literal
-    "src/operator/tensor/concat_stack.cc": [
-        "Concat", "SliceChannel", "_backward_Concat", "stack"
-    ],
-    # src/operator/tensor/elemwise_binary.cc: names built from the rows of the MXNET_BINARY_MATH_OPS table
-    "src/operator/tensor/elemwise_binary.cc": [
-        "_backward_elemwise_div", "_backward_elemwise_mul", "_backward_elemwise_sub", "_backward_hypot",
-        "_backward_maximum", "_backward_minimum", "_backward_mod", "_backward_power", "_equal", "_greater",
-        "_greater_equal", "_hypot", "_lesser", "_lesser_equal", "_logical_and", "_logical_or", "_logical_xor",
-        "_maximum", "_minimum", "_mod", "_not_equal", "_power", "elemwise_div", "elemwise_mul", "elemwise_sub"
-    ],
-    # src/operator/tensor/elemwise_misc.cc: OpRegistry::Register("<name>") with a string literal
-    "src/operator/tensor/elemwise_misc.cc": [
-        "BlockGrad", "Cast", "_backward_Cast", "_backward_broadcast", "_backward_clip", "add_n",
-        "broadcast_axis", "broadcast_like", "broadcast_to", "clip"
-    ],
-    # src/operator/tensor/reduce.cc: RegisterReduce("<name>", ...) registers the name and `_backward_` + name
-    "src/operator/tensor/reduce.cc": [
-        "_backward_max", "_backward_mean", "_backward_min", "_backward_nanprod", "_backward_nansum",
-        "_backward_norm", "_backward_prod", "_backward_sum", "argmax", "argmin", "max", "mean", "min",
-        "nanprod", "nansum", "norm", "prod", "sum"
-    ],
-}
+WAIVED = {}
 
 
 # Family macros that register kernel implementations: (op, device, implementation) per use, "{}"
@@ -99,18 +45,13 @@ KERNEL_FAMILY_MACROS = {
     "MXNET_REGISTER_SOFTMAX": (("{}", "cpu", "tiled"), ("_backward_{}", "cpu", "tiled")),
     # src/operator/onednn/onednn_softmax_kernels.cc: their oneDNN kernels
     "MXNET_REGISTER_ONEDNN_SOFTMAX": (("{}", "cpu", "onednn"), ("_backward_{}", "cpu", "onednn")),
+    # src/operator/onednn/onednn_tensor_kernels.cc: the same_layout kernel of a position-wise tensor op
+    "MXNET_REGISTER_SAME_LAYOUT_KERNEL": (("{}", "cpu", "same_layout"),),
 }
 
 # Kernel implementations (op:device:implementation, fnmatch patterns) the scan does not find, in
 # files not converted yet, by file. A pattern goes once it matches nothing the scan misses.
-KERNELS_WAIVED = {
-    # src/operator/onednn/onednn_tensor_kernels.cc: RegisterKernel(op_name, ...) over the names of
-    # the MXNET_BINARY_MATH_OPS rows and over string lists, RegisterKernel("Concat", ...)
-    "src/operator/onednn/onednn_tensor_kernels.cc": [
-        "*:cpu:same_layout", "_backward_broadcast_add:cpu:share_ograd", "_backward_broadcast_sub:cpu:share_ograd",
-        "Concat:cpu:onednn",
-    ],
-}
+KERNELS_WAIVED = {}
 
 # ---------------------------------------------------------------------------------------------
 # Reading the sources

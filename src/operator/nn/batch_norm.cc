@@ -15,6 +15,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "operator/common/op_family.h"
 #include "operator/kernel_dispatch.h"
 #include "operator/nn/batch_norm.h"
 
@@ -224,10 +225,8 @@ namespace {
 
 /*! \brief What BatchNorm and BatchNormWithReLU register alike: inputs, parameters, visible
  *         outputs, the moving statistics updated in place. */
-Op& RegisterBatchNormLike(const char* name, const char* description) {
-  return OpRegistry::Get()
-      ->Register(name)
-      .describe(description)
+Op& BatchNormFamily(Op& op, const char* description) {
+  return op.describe(description)
       .set_num_inputs(5)
       .set_num_visible_outputs([](const NodeAttrs& a) { return a.get<BatchNormParam>().output_mean_var ? 3u : 1u; })
       .set_list_input_names([](const NodeAttrs&) {
@@ -246,10 +245,8 @@ Op& RegisterBatchNormLike(const char* name, const char* description) {
 }
 
 /*! \brief The backward's gradients (data, gamma, beta) from its inputs 1 (data) and 2 (gamma). */
-Op& RegisterBatchNormGradient(const char* name, const char* description) {
-  return OpRegistry::Get()
-      ->Register(name)
-      .describe(description)
+Op& BatchNormGradientFamily(Op& op, const char* description) {
+  return op.describe(description)
       .set_num_outputs(3)
       .add_argument("ograd", "NDArray-or-Symbol", "Gradient of the output.")
       .add_argument("data", "NDArray-or-Symbol", "The forward input.")
@@ -284,52 +281,49 @@ std::vector<NodeEntry> BatchNormGradient(const char* backward, const NodePtr& n,
   return g;
 }
 
-[[maybe_unused]] Op& batch_norm =
-    RegisterBatchNormLike("BatchNorm",
-                          "Batch normalization: normalizes data over all axes but `axis` with the batch statistics "
-                          "while training (updating moving_mean/moving_var in place) and the moving statistics "
-                          "otherwise, then scales by gamma and shifts by beta.")
-        .add_alias("_npx_batch_norm")
-        .set_num_outputs(3)
-        .set_list_output_names([](const NodeAttrs&) {
-          return std::vector<std::string>{"output", "mean", "var"};
-        })
-        .set_infer_shape(BNShape)
-        .set_infer_type(BNType)
-        .set_compute(Context::kCPU, BNCompute)
-        .set_gradient([](const NodePtr& n, const std::vector<NodeEntry>& og) {
-          return BatchNormGradient("_backward_BatchNorm", n, og, {});
-        });
+MXNET_REGISTER_OP_FAMILY(BatchNorm, BatchNormFamily,
+                         "Batch normalization: normalizes data over all axes but `axis` with the batch statistics "
+                         "while training (updating moving_mean/moving_var in place) and the moving statistics "
+                         "otherwise, then scales by gamma and shifts by beta.")
+    .add_alias("_npx_batch_norm")
+    .set_num_outputs(3)
+    .set_list_output_names([](const NodeAttrs&) {
+      return std::vector<std::string>{"output", "mean", "var"};
+    })
+    .set_infer_shape(BNShape)
+    .set_infer_type(BNType)
+    .set_compute(Context::kCPU, BNCompute)
+    .set_gradient([](const NodePtr& n, const std::vector<NodeEntry>& og) {
+      return BatchNormGradient("_backward_BatchNorm", n, og, {});
+    });
 
-[[maybe_unused]] Op& batch_norm_backward =
-    RegisterBatchNormGradient("_backward_BatchNorm", "Gradients of BatchNorm with respect to data, gamma and beta.")
-        .set_num_inputs(5)
-        .set_compute(Context::kCPU, BNBackward);
+MXNET_REGISTER_OP_FAMILY(_backward_BatchNorm, BatchNormGradientFamily,
+                         "Gradients of BatchNorm with respect to data, gamma and beta.")
+    .set_num_inputs(5)
+    .set_compute(Context::kCPU, BNBackward);
 
-[[maybe_unused]] Op& batch_norm_relu =
-    RegisterBatchNormLike("_contrib_BatchNormWithReLU",
-                          "BatchNorm followed by a ReLU, computed in one pass: max(BatchNorm(data), 0). "
-                          "Parameters, statistics and the in-place update of moving_mean/moving_var are "
-                          "BatchNorm's.")
-        .add_alias("BatchNormWithReLU")
-        .set_num_outputs(4)
-        .set_list_output_names([](const NodeAttrs&) {
-          return std::vector<std::string>{"output", "mean", "var", "workspace"};
-        })
-        .set_infer_shape(BNReluShape)
-        .set_infer_type(BNReluType)
-        .set_compute(Context::kCPU, BNReluCompute)
-        .set_gradient([](const NodePtr& n, const std::vector<NodeEntry>& og) {
-          return BatchNormGradient("_backward_BatchNormWithReLU", n, og, {0, 3});  // output, mask
-        });
+MXNET_REGISTER_OP_FAMILY(_contrib_BatchNormWithReLU, BatchNormFamily,
+                         "BatchNorm followed by a ReLU, computed in one pass: max(BatchNorm(data), 0). "
+                         "Parameters, statistics and the in-place update of moving_mean/moving_var are "
+                         "BatchNorm's.")
+    .add_alias("BatchNormWithReLU")
+    .set_num_outputs(4)
+    .set_list_output_names([](const NodeAttrs&) {
+      return std::vector<std::string>{"output", "mean", "var", "workspace"};
+    })
+    .set_infer_shape(BNReluShape)
+    .set_infer_type(BNReluType)
+    .set_compute(Context::kCPU, BNReluCompute)
+    .set_gradient([](const NodePtr& n, const std::vector<NodeEntry>& og) {
+      return BatchNormGradient("_backward_BatchNormWithReLU", n, og, {0, 3});  // output, mask
+    });
 
-[[maybe_unused]] Op& batch_norm_relu_backward =
-    RegisterBatchNormGradient("_backward_BatchNormWithReLU",
-                              "Gradients of BatchNormWithReLU with respect to data, gamma and beta.")
-        .set_num_inputs(7)
-        .add_argument("output", "NDArray-or-Symbol", "The forward output.")
-        .add_argument("workspace", "NDArray-or-Symbol", "The forward's ReLU mask.")
-        .set_compute(Context::kCPU, BNReluBackwardByMask);
+MXNET_REGISTER_OP_FAMILY(_backward_BatchNormWithReLU, BatchNormGradientFamily,
+                         "Gradients of BatchNormWithReLU with respect to data, gamma and beta.")
+    .set_num_inputs(7)
+    .add_argument("output", "NDArray-or-Symbol", "The forward output.")
+    .add_argument("workspace", "NDArray-or-Symbol", "The forward's ReLU mask.")
+    .set_compute(Context::kCPU, BNReluBackwardByMask);
 
 }  // namespace
 

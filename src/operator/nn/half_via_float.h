@@ -4,9 +4,9 @@
  *        connected) where no native path takes them: bfloat16 runs natively on oneDNN when
  *        it is enabled (avx512_bf16), float16 has no CPU GEMM or oneDNN kernel on this
  *        machine, and the plain kernels are float32/float64 only. Such calls widen every
- *        input to a float32 copy, run the float32 kernel (oneDNN or plain) and narrow the
- *        outputs back, so half types are a slower path, never a type error. Callers convert
- *        blocked inputs to plain first (onednn::PlainInputs).
+ *        input to a float32 copy, run the float32 kernel list (RunKernelPlain) and narrow the
+ *        outputs back, so half types are a slower path, never a type error. The callers are
+ *        reference kernels, whose inputs the dispatcher has made plain.
  */
 #ifndef MXNET_OPERATOR_NN_HALF_VIA_FLOAT_H_
 #define MXNET_OPERATOR_NN_HALF_VIA_FLOAT_H_

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <vector>
 
+#include "operator/common/op_family.h"
 #include "operator/nn/nn_util.h"
 
 namespace mxnet {
@@ -96,12 +97,11 @@ void RegressionBackward(const NodeAttrs& attrs, const OpContext& ctx, const std:
   });
 }
 
+/*! \brief A regression head; its gradient is the op `_backward_<name>`. */
 template <Regression R>
-void RegisterRegression(const char* name, const char* doc) {
-  auto* reg = OpRegistry::Get();
-  const std::string backward = std::string("_backward_") + name;
-  reg->Register(name)
-      .describe(doc)
+Op& RegressionFamily(Op& op, const char* doc) {
+  const std::string backward = "_backward_" + op.name;
+  return op.describe(doc)
       .set_num_inputs(2)
       .set_num_outputs(1)
       .set_list_input_names([](const NodeAttrs&) { return std::vector<std::string>{"data", "label"}; })
@@ -121,8 +121,11 @@ void RegisterRegression(const char* name, const char* doc) {
         return MakeNodeOutputs(backward, n->attrs.name + "_backward", {NodeEntry{n, 0, 0}, n->inputs[1]},
                                n->attrs.dict);
       });
-  reg->Register(backward)
-      .describe("Gradient of a regression output with respect to data (and a zero gradient for label).")
+}
+
+template <Regression R>
+Op& RegressionBackwardFamily(Op& op) {
+  return op.describe("Gradient of a regression output with respect to data (and a zero gradient for label).")
       .set_num_inputs(2)
       .set_num_outputs(2)
       .add_argument("output", "NDArray-or-Symbol", "The forward output.")
@@ -203,21 +206,18 @@ MXNET_REGISTER_OP(_backward_MakeLoss)
     .set_compute(Context::kCPU, MakeLossBackward);
 
 namespace {
-[[maybe_unused]] const bool kRegistered = [] {
-  RegisterRegression<Regression::kLinear>(
-      "LinearRegressionOutput",
-      "Least squares regression head: the output is the data; the gradient is (data - label) * grad_scale / "
-      "(outputs per sample).");
-  RegisterRegression<Regression::kMAE>(
-      "MAERegressionOutput",
-      "Mean absolute error head: the output is the data; the gradient is sign(data - label) * grad_scale / "
-      "(outputs per sample).");
-  RegisterRegression<Regression::kLogistic>(
-      "LogisticRegressionOutput",
-      "Logistic regression head: the output is sigmoid(data); the gradient is (output - label) * grad_scale / "
-      "(outputs per sample).");
-  return true;
-}();
+MXNET_REGISTER_OP_FAMILY(LinearRegressionOutput, RegressionFamily<Regression::kLinear>,
+                         "Least squares regression head: the output is the data; the gradient is (data - label) * "
+                         "grad_scale / (outputs per sample).");
+MXNET_REGISTER_OP_FAMILY(_backward_LinearRegressionOutput, RegressionBackwardFamily<Regression::kLinear>);
+MXNET_REGISTER_OP_FAMILY(MAERegressionOutput, RegressionFamily<Regression::kMAE>,
+                         "Mean absolute error head: the output is the data; the gradient is sign(data - label) * "
+                         "grad_scale / (outputs per sample).");
+MXNET_REGISTER_OP_FAMILY(_backward_MAERegressionOutput, RegressionBackwardFamily<Regression::kMAE>);
+MXNET_REGISTER_OP_FAMILY(LogisticRegressionOutput, RegressionFamily<Regression::kLogistic>,
+                         "Logistic regression head: the output is sigmoid(data); the gradient is (output - label) * "
+                         "grad_scale / (outputs per sample).");
+MXNET_REGISTER_OP_FAMILY(_backward_LogisticRegressionOutput, RegressionBackwardFamily<Regression::kLogistic>);
 }  // namespace
 
 }  // namespace op

@@ -1,7 +1,7 @@
 /*!
  * \file onednn_layout.h
  * \brief Blocked (oneDNN-preferred) layouts kept between consecutive oneDNN ops. A oneDNN
- *        kernel of an op registered with set_accepts_opaque_layout may leave its output in
+ *        kernel that declares KernelLayouts::kAny in its op's kernel list may leave its output in
  *        the primitive's format (e.g. nChw16c) as an NDArray OpaqueLayout (BlockedData) and
  *        may read such inputs directly; any other reader goes through NDArray::data(), which
  *        reorders back to plain once. Kernels reach the arrays through KernelArrays.

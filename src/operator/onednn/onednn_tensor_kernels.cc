@@ -15,7 +15,6 @@
 #include <string>
 #include <vector>
 
-#include "operator/common/binary_functors.h"
 #include "operator/onednn/onednn_concat.h"
 #include "operator/onednn/onednn_same_layout.h"
 #include "operator/tensor/concat_param.h"
@@ -25,24 +24,13 @@ namespace op {
 namespace onednn {
 namespace {
 
-/*! \brief The registered names of the position-wise ops of one row of MXNET_BINARY_MATH_OPS. */
-std::vector<std::string> PositionWiseOps(const std::string& row) {
-  const bool arith = row == "add" || row == "sub" || row == "mul" || row == "div";
-  std::vector<std::string> names{arith ? "elemwise_" + row : "_" + row, "broadcast_" + row};
-  const char* scalar = row == "add" ? "plus" : row == "sub" ? "minus" : nullptr;
-  names.push_back("_" + std::string(scalar ? scalar : row.c_str()) + "_scalar");
-  if (row == "sub" || row == "div" || row == "mod" || row == "power")  // the reversed f(scalar, x) forms
-    names.push_back("_r" + std::string(scalar ? scalar : row.c_str()) + "_scalar");
-  return names;
-}
-
-void RegisterSameLayout(const std::string& op_name) {
-  RegisterKernel(op_name, Context::kCPU, "same_layout")
-      .add_tag("onednn")
-      .set_layouts(KernelLayouts::kAny)
-      .set_accepts(SameDenseLayout, /*cheap=*/true)
-      .set_compute(RunOnSameLayout);
-}
+/*! \brief The same_layout kernel of the position-wise op `op_name`. */
+#define MXNET_REGISTER_SAME_LAYOUT_KERNEL(op_name)  \
+  MXNET_REGISTER_KERNEL(op_name, kCPU, same_layout) \
+      .add_tag("onednn")                            \
+      .set_layouts(KernelLayouts::kAny)             \
+      .set_accepts(SameDenseLayout, /*cheap=*/true) \
+      .set_compute(RunOnSameLayout)
 
 // ---- _backward_broadcast_add / _sub of equal shapes: the gradients are +-ograd -----------
 
@@ -94,27 +82,84 @@ void ConcatCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<T
       << attrs.op->name << ": oneDNN concat refused a call its predicate accepted";
 }
 
-struct Registrar {
-  Registrar() {
-#define MXNET_SAME_LAYOUT_ROW(name, fwd, lg, rg) \
-  for (const std::string& op_name : PositionWiseOps(#name)) RegisterSameLayout(op_name);
-    MXNET_BINARY_MATH_OPS(MXNET_SAME_LAYOUT_ROW)
-#undef MXNET_SAME_LAYOUT_ROW
-    RegisterSameLayout("clip");
-    for (const char* op_name : {"_backward_broadcast_add", "_backward_broadcast_sub"})
-      RegisterKernel(op_name, Context::kCPU, "share_ograd")
-          .add_tag("onednn")
-          .set_layouts(KernelLayouts::kAny)
-          .set_accepts(EqualShapesWithLayout, /*cheap=*/true)
-          .set_compute(ShareOgrad(std::string(op_name) == "_backward_broadcast_sub"));
-    RegisterKernel("Concat", Context::kCPU, "onednn")
-        .add_tag("onednn")
-        .set_layouts(KernelLayouts::kAny)
-        .set_accepts(ConcatTakes, /*cheap=*/true)
-        .set_compute(ConcatCompute);
-  }
-};
-const Registrar registrar;
+// The position-wise ops of each row of MXNET_BINARY_MATH_OPS, in its order: same-shape,
+// broadcasting, array-scalar and the reversed f(scalar, x) forms.
+MXNET_REGISTER_SAME_LAYOUT_KERNEL(elemwise_add);
+MXNET_REGISTER_SAME_LAYOUT_KERNEL(broadcast_add);
+MXNET_REGISTER_SAME_LAYOUT_KERNEL(_plus_scalar);
+MXNET_REGISTER_SAME_LAYOUT_KERNEL(elemwise_sub);
+MXNET_REGISTER_SAME_LAYOUT_KERNEL(broadcast_sub);
+MXNET_REGISTER_SAME_LAYOUT_KERNEL(_minus_scalar);
+MXNET_REGISTER_SAME_LAYOUT_KERNEL(_rminus_scalar);
+MXNET_REGISTER_SAME_LAYOUT_KERNEL(elemwise_mul);
+MXNET_REGISTER_SAME_LAYOUT_KERNEL(broadcast_mul);
+MXNET_REGISTER_SAME_LAYOUT_KERNEL(_mul_scalar);
+MXNET_REGISTER_SAME_LAYOUT_KERNEL(elemwise_div);
+MXNET_REGISTER_SAME_LAYOUT_KERNEL(broadcast_div);
+MXNET_REGISTER_SAME_LAYOUT_KERNEL(_div_scalar);
+MXNET_REGISTER_SAME_LAYOUT_KERNEL(_rdiv_scalar);
+MXNET_REGISTER_SAME_LAYOUT_KERNEL(_mod);
+MXNET_REGISTER_SAME_LAYOUT_KERNEL(broadcast_mod);
+MXNET_REGISTER_SAME_LAYOUT_KERNEL(_mod_scalar);
+MXNET_REGISTER_SAME_LAYOUT_KERNEL(_rmod_scalar);
+MXNET_REGISTER_SAME_LAYOUT_KERNEL(_power);
+MXNET_REGISTER_SAME_LAYOUT_KERNEL(broadcast_power);
+MXNET_REGISTER_SAME_LAYOUT_KERNEL(_power_scalar);
+MXNET_REGISTER_SAME_LAYOUT_KERNEL(_rpower_scalar);
+MXNET_REGISTER_SAME_LAYOUT_KERNEL(_maximum);
+MXNET_REGISTER_SAME_LAYOUT_KERNEL(broadcast_maximum);
+MXNET_REGISTER_SAME_LAYOUT_KERNEL(_maximum_scalar);
+MXNET_REGISTER_SAME_LAYOUT_KERNEL(_minimum);
+MXNET_REGISTER_SAME_LAYOUT_KERNEL(broadcast_minimum);
+MXNET_REGISTER_SAME_LAYOUT_KERNEL(_minimum_scalar);
+MXNET_REGISTER_SAME_LAYOUT_KERNEL(_hypot);
+MXNET_REGISTER_SAME_LAYOUT_KERNEL(broadcast_hypot);
+MXNET_REGISTER_SAME_LAYOUT_KERNEL(_hypot_scalar);
+MXNET_REGISTER_SAME_LAYOUT_KERNEL(_equal);
+MXNET_REGISTER_SAME_LAYOUT_KERNEL(broadcast_equal);
+MXNET_REGISTER_SAME_LAYOUT_KERNEL(_equal_scalar);
+MXNET_REGISTER_SAME_LAYOUT_KERNEL(_not_equal);
+MXNET_REGISTER_SAME_LAYOUT_KERNEL(broadcast_not_equal);
+MXNET_REGISTER_SAME_LAYOUT_KERNEL(_not_equal_scalar);
+MXNET_REGISTER_SAME_LAYOUT_KERNEL(_greater);
+MXNET_REGISTER_SAME_LAYOUT_KERNEL(broadcast_greater);
+MXNET_REGISTER_SAME_LAYOUT_KERNEL(_greater_scalar);
+MXNET_REGISTER_SAME_LAYOUT_KERNEL(_greater_equal);
+MXNET_REGISTER_SAME_LAYOUT_KERNEL(broadcast_greater_equal);
+MXNET_REGISTER_SAME_LAYOUT_KERNEL(_greater_equal_scalar);
+MXNET_REGISTER_SAME_LAYOUT_KERNEL(_lesser);
+MXNET_REGISTER_SAME_LAYOUT_KERNEL(broadcast_lesser);
+MXNET_REGISTER_SAME_LAYOUT_KERNEL(_lesser_scalar);
+MXNET_REGISTER_SAME_LAYOUT_KERNEL(_lesser_equal);
+MXNET_REGISTER_SAME_LAYOUT_KERNEL(broadcast_lesser_equal);
+MXNET_REGISTER_SAME_LAYOUT_KERNEL(_lesser_equal_scalar);
+MXNET_REGISTER_SAME_LAYOUT_KERNEL(_logical_and);
+MXNET_REGISTER_SAME_LAYOUT_KERNEL(broadcast_logical_and);
+MXNET_REGISTER_SAME_LAYOUT_KERNEL(_logical_and_scalar);
+MXNET_REGISTER_SAME_LAYOUT_KERNEL(_logical_or);
+MXNET_REGISTER_SAME_LAYOUT_KERNEL(broadcast_logical_or);
+MXNET_REGISTER_SAME_LAYOUT_KERNEL(_logical_or_scalar);
+MXNET_REGISTER_SAME_LAYOUT_KERNEL(_logical_xor);
+MXNET_REGISTER_SAME_LAYOUT_KERNEL(broadcast_logical_xor);
+MXNET_REGISTER_SAME_LAYOUT_KERNEL(_logical_xor_scalar);
+MXNET_REGISTER_SAME_LAYOUT_KERNEL(clip);
+
+MXNET_REGISTER_KERNEL(_backward_broadcast_add, kCPU, share_ograd)
+    .add_tag("onednn")
+    .set_layouts(KernelLayouts::kAny)
+    .set_accepts(EqualShapesWithLayout, /*cheap=*/true)
+    .set_compute(ShareOgrad(/*rhs_negated=*/false));
+MXNET_REGISTER_KERNEL(_backward_broadcast_sub, kCPU, share_ograd)
+    .add_tag("onednn")
+    .set_layouts(KernelLayouts::kAny)
+    .set_accepts(EqualShapesWithLayout, /*cheap=*/true)
+    .set_compute(ShareOgrad(/*rhs_negated=*/true));
+
+MXNET_REGISTER_KERNEL(Concat, kCPU, onednn)
+    .add_tag("onednn")
+    .set_layouts(KernelLayouts::kAny)
+    .set_accepts(ConcatTakes, /*cheap=*/true)
+    .set_compute(ConcatCompute);
 
 }  // namespace
 }  // namespace onednn

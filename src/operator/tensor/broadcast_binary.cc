@@ -10,6 +10,7 @@
 #include "mxnet/op.h"
 #include "operator/common/binary_functors.h"
 #include "operator/common/broadcast_util.h"
+#include "operator/common/op_family.h"
 #include "operator/common/reduce_kernels.h"
 
 namespace mxnet {
@@ -110,20 +111,13 @@ void BroadcastBackward(const NodeAttrs& attrs, const OpContext& ctx, const std::
   });
 }
 
-bool IsComparison(const std::string& n) {
-  return n == "equal" || n == "not_equal" || n == "greater" || n == "greater_equal" || n == "lesser" ||
-         n == "lesser_equal" || n == "logical_and" || n == "logical_or" || n == "logical_xor";
-}
-
+/*! \brief What every broadcasting op of table row `row` registers. */
 template <typename OP>
-void RegisterBroadcastBinary(const std::string& row) {
-  const std::string name = "broadcast_" + row;
-  Op& op = OpRegistry::Get()->Register(name);
-  if (row == "add") op.add_alias("broadcast_plus");
-  if (row == "sub") op.add_alias("broadcast_minus");
-  op.describe("Returns element-wise " + row +
-              " of the input arrays with broadcasting: shapes are right-aligned and each dimension must be "
-              "equal or 1. Comparisons return 1 or 0 in the input dtype.")
+Op& BroadcastBinaryCommon(Op& op, const char* row) {
+  return op
+      .describe("Returns element-wise " + std::string(row) +
+                " of the input arrays with broadcasting: shapes are right-aligned and each dimension must be "
+                "equal or 1. Comparisons return 1 or 0 in the input dtype.")
       .set_num_inputs(2)
       .set_num_outputs(1)
       .add_argument("lhs", "NDArray-or-Symbol", "First input to the function")
@@ -134,17 +128,29 @@ void RegisterBroadcastBinary(const std::string& row) {
       // `x += y` writes x directly; the loops read each element before writing it.
       .set_inplace_option([](const NodeAttrs&) { return InplacePairs{{0, 0}, {1, 0}}; })
       .set_compute(Context::kCPU, BroadcastCompute<OP>);
-  if (IsComparison(row)) {
-    op.set_gradient(ZeroGrads);
-    return;
-  }
-  const std::string bwd = "_backward_" + name;
-  op.set_gradient([bwd](const NodePtr& n, const std::vector<NodeEntry>& og) {
+}
+
+/*! \brief An arithmetic row: its gradient is the op `_backward_<name>`. */
+template <typename OP>
+Op& BroadcastBinaryFamily(Op& op, const char* row) {
+  const std::string bwd = "_backward_" + op.name;
+  return BroadcastBinaryCommon<OP>(op, row).set_gradient([bwd](const NodePtr& n, const std::vector<NodeEntry>& og) {
     return MakeNodeOutputs(bwd, n->attrs.name + "_backward", {og[0], n->inputs[0], n->inputs[1]});
   });
-  OpRegistry::Get()
-      ->Register(bwd)
-      .describe("Gradient of " + name + ": the element-wise gradient summed over each input's broadcast axes.")
+}
+
+/*! \brief A comparison or logical row: 1 or 0, no gradient. */
+template <typename OP>
+Op& BroadcastComparisonFamily(Op& op, const char* row) {
+  return BroadcastBinaryCommon<OP>(op, row).set_gradient(ZeroGrads);
+}
+
+/*! \brief The gradient op of the broadcasting op `forward`. */
+template <typename OP>
+Op& BroadcastBinaryBackwardFamily(Op& op, const char* forward) {
+  return op
+      .describe("Gradient of " + std::string(forward) +
+                ": the element-wise gradient summed over each input's broadcast axes.")
       .set_num_inputs(3)
       .set_num_outputs(2)
       .add_argument("ograd", "NDArray-or-Symbol", "Gradient of the output.")
@@ -160,14 +166,36 @@ void RegisterBroadcastBinary(const std::string& row) {
       .set_compute(Context::kCPU, BroadcastBackward<OP>);
 }
 
-struct Registrar {
-  Registrar() {
-#define MXNET_REGISTER_BROADCAST_BINARY(name, fwd, lg, rg) RegisterBroadcastBinary<binary::name>(#name);
-    MXNET_BINARY_MATH_OPS(MXNET_REGISTER_BROADCAST_BINARY)
-#undef MXNET_REGISTER_BROADCAST_BINARY
-  }
-};
-const Registrar registrar;
+// One op per row of MXNET_BINARY_MATH_OPS, in its order.
+MXNET_REGISTER_OP_FAMILY(broadcast_add, BroadcastBinaryFamily<binary::add>, "add").add_alias("broadcast_plus");
+MXNET_REGISTER_OP_FAMILY(_backward_broadcast_add, BroadcastBinaryBackwardFamily<binary::add>, "broadcast_add");
+MXNET_REGISTER_OP_FAMILY(broadcast_sub, BroadcastBinaryFamily<binary::sub>, "sub").add_alias("broadcast_minus");
+MXNET_REGISTER_OP_FAMILY(_backward_broadcast_sub, BroadcastBinaryBackwardFamily<binary::sub>, "broadcast_sub");
+MXNET_REGISTER_OP_FAMILY(broadcast_mul, BroadcastBinaryFamily<binary::mul>, "mul");
+MXNET_REGISTER_OP_FAMILY(_backward_broadcast_mul, BroadcastBinaryBackwardFamily<binary::mul>, "broadcast_mul");
+MXNET_REGISTER_OP_FAMILY(broadcast_div, BroadcastBinaryFamily<binary::div>, "div");
+MXNET_REGISTER_OP_FAMILY(_backward_broadcast_div, BroadcastBinaryBackwardFamily<binary::div>, "broadcast_div");
+MXNET_REGISTER_OP_FAMILY(broadcast_mod, BroadcastBinaryFamily<binary::mod>, "mod");
+MXNET_REGISTER_OP_FAMILY(_backward_broadcast_mod, BroadcastBinaryBackwardFamily<binary::mod>, "broadcast_mod");
+MXNET_REGISTER_OP_FAMILY(broadcast_power, BroadcastBinaryFamily<binary::power>, "power");
+MXNET_REGISTER_OP_FAMILY(_backward_broadcast_power, BroadcastBinaryBackwardFamily<binary::power>, "broadcast_power");
+MXNET_REGISTER_OP_FAMILY(broadcast_maximum, BroadcastBinaryFamily<binary::maximum>, "maximum");
+MXNET_REGISTER_OP_FAMILY(_backward_broadcast_maximum, BroadcastBinaryBackwardFamily<binary::maximum>,
+                         "broadcast_maximum");
+MXNET_REGISTER_OP_FAMILY(broadcast_minimum, BroadcastBinaryFamily<binary::minimum>, "minimum");
+MXNET_REGISTER_OP_FAMILY(_backward_broadcast_minimum, BroadcastBinaryBackwardFamily<binary::minimum>,
+                         "broadcast_minimum");
+MXNET_REGISTER_OP_FAMILY(broadcast_hypot, BroadcastBinaryFamily<binary::hypot>, "hypot");
+MXNET_REGISTER_OP_FAMILY(_backward_broadcast_hypot, BroadcastBinaryBackwardFamily<binary::hypot>, "broadcast_hypot");
+MXNET_REGISTER_OP_FAMILY(broadcast_equal, BroadcastComparisonFamily<binary::equal>, "equal");
+MXNET_REGISTER_OP_FAMILY(broadcast_not_equal, BroadcastComparisonFamily<binary::not_equal>, "not_equal");
+MXNET_REGISTER_OP_FAMILY(broadcast_greater, BroadcastComparisonFamily<binary::greater>, "greater");
+MXNET_REGISTER_OP_FAMILY(broadcast_greater_equal, BroadcastComparisonFamily<binary::greater_equal>, "greater_equal");
+MXNET_REGISTER_OP_FAMILY(broadcast_lesser, BroadcastComparisonFamily<binary::lesser>, "lesser");
+MXNET_REGISTER_OP_FAMILY(broadcast_lesser_equal, BroadcastComparisonFamily<binary::lesser_equal>, "lesser_equal");
+MXNET_REGISTER_OP_FAMILY(broadcast_logical_and, BroadcastComparisonFamily<binary::logical_and>, "logical_and");
+MXNET_REGISTER_OP_FAMILY(broadcast_logical_or, BroadcastComparisonFamily<binary::logical_or>, "logical_or");
+MXNET_REGISTER_OP_FAMILY(broadcast_logical_xor, BroadcastComparisonFamily<binary::logical_xor>, "logical_xor");
 
 }  // namespace
 }  // namespace op

@@ -172,99 +172,93 @@ std::vector<std::string> ArgNames(const NodeAttrs& attrs, int n) {
   return names;
 }
 
-struct Registrar {
-  Registrar() {
-    OpRegistry* reg = OpRegistry::Get();
-    reg->Register("Concat")
-        .add_alias("concat")
-        .add_alias("_npi_concatenate")
-        .describe(
-            "Joins input arrays along a given axis (dim). All dims except `dim` must match; the output's "
-            "`dim` is the sum of the inputs'.")
-        .set_num_inputs([](const NodeAttrs& a) { return static_cast<uint32_t>(a.get<ConcatParam>().num_args); })
-        .set_num_outputs(1)
-        .set_key_var_num_args("num_args")
-        .set_list_input_names([](const NodeAttrs& a) { return ArgNames(a, a.get<ConcatParam>().num_args); })
-        .add_argument("data", "NDArray-or-Symbol[]", "List of arrays to concatenate")
-        .add_arguments(ConcatParam::__FIELDS__())
-        .set_attr_parser(ParamParser<ConcatParam>)
-        .set_infer_shape(ConcatShape)
-        .set_infer_type(ElemwiseType)
-        .set_compute(Context::kCPU, ConcatForward)
-        .set_gradient([](const NodePtr& n, const std::vector<NodeEntry>& og) {
-          std::vector<NodeEntry> ins{og[0]};
-          ins.insert(ins.end(), n->inputs.begin(), n->inputs.end());
-          return MakeNodeOutputs(
-              "_backward_Concat", n->attrs.name + "_backward", ins,
-              {{"num_args", n->attrs.dict.at("num_args")}, {"dim", std::to_string(n->attrs.get<ConcatParam>().dim)}});
-        });
-    reg->Register("_backward_Concat")
-        .describe("Gradient of Concat: splits the output gradient into pieces shaped like the inputs.")
-        .set_num_inputs([](const NodeAttrs& a) { return static_cast<uint32_t>(a.get<ConcatParam>().num_args + 1); })
-        .set_num_outputs([](const NodeAttrs& a) { return static_cast<uint32_t>(a.get<ConcatParam>().num_args); })
-        .add_argument("ograd", "NDArray-or-Symbol", "Gradient of the output.")
-        .add_argument("data", "NDArray-or-Symbol[]", "Forward inputs (give the piece shapes).")
-        .add_arguments(ConcatParam::__FIELDS__())
-        .set_attr_parser(ParamParser<ConcatParam>)
-        .set_infer_shape([](const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
-          for (size_t i = 0; i < out->size(); ++i)
-            AssignShape(attrs, &(*out)[i], (*in)[i + 1], "output", static_cast<int>(i));
-          for (const auto& s : *in)
-            if (!s.IsKnown()) return false;
-          return true;
-        })
-        .set_infer_type([](const NodeAttrs& attrs, std::vector<int>* in, std::vector<int>* out) {
-          for (size_t i = 0; i < out->size(); ++i)
-            AssignType(attrs, &(*out)[i], (*in)[0], "output", static_cast<int>(i));
-          return (*in)[0] >= 0;
-        })
-        .set_compute(Context::kCPU, ConcatBackward);
+MXNET_REGISTER_OP(Concat)
+    .add_alias("concat")
+    .add_alias("_npi_concatenate")
+    .describe(
+        "Joins input arrays along a given axis (dim). All dims except `dim` must match; the output's "
+        "`dim` is the sum of the inputs'.")
+    .set_num_inputs([](const NodeAttrs& a) { return static_cast<uint32_t>(a.get<ConcatParam>().num_args); })
+    .set_num_outputs(1)
+    .set_key_var_num_args("num_args")
+    .set_list_input_names([](const NodeAttrs& a) { return ArgNames(a, a.get<ConcatParam>().num_args); })
+    .add_argument("data", "NDArray-or-Symbol[]", "List of arrays to concatenate")
+    .add_arguments(ConcatParam::__FIELDS__())
+    .set_attr_parser(ParamParser<ConcatParam>)
+    .set_infer_shape(ConcatShape)
+    .set_infer_type(ElemwiseType)
+    .set_compute(Context::kCPU, ConcatForward)
+    .set_gradient([](const NodePtr& n, const std::vector<NodeEntry>& og) {
+      std::vector<NodeEntry> ins{og[0]};
+      ins.insert(ins.end(), n->inputs.begin(), n->inputs.end());
+      return MakeNodeOutputs(
+          "_backward_Concat", n->attrs.name + "_backward", ins,
+          {{"num_args", n->attrs.dict.at("num_args")}, {"dim", std::to_string(n->attrs.get<ConcatParam>().dim)}});
+    });
+MXNET_REGISTER_OP(_backward_Concat)
+    .describe("Gradient of Concat: splits the output gradient into pieces shaped like the inputs.")
+    .set_num_inputs([](const NodeAttrs& a) { return static_cast<uint32_t>(a.get<ConcatParam>().num_args + 1); })
+    .set_num_outputs([](const NodeAttrs& a) { return static_cast<uint32_t>(a.get<ConcatParam>().num_args); })
+    .add_argument("ograd", "NDArray-or-Symbol", "Gradient of the output.")
+    .add_argument("data", "NDArray-or-Symbol[]", "Forward inputs (give the piece shapes).")
+    .add_arguments(ConcatParam::__FIELDS__())
+    .set_attr_parser(ParamParser<ConcatParam>)
+    .set_infer_shape([](const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
+      for (size_t i = 0; i < out->size(); ++i)
+        AssignShape(attrs, &(*out)[i], (*in)[i + 1], "output", static_cast<int>(i));
+      for (const auto& s : *in)
+        if (!s.IsKnown()) return false;
+      return true;
+    })
+    .set_infer_type([](const NodeAttrs& attrs, std::vector<int>* in, std::vector<int>* out) {
+      for (size_t i = 0; i < out->size(); ++i)
+        AssignType(attrs, &(*out)[i], (*in)[0], "output", static_cast<int>(i));
+      return (*in)[0] >= 0;
+    })
+    .set_compute(Context::kCPU, ConcatBackward);
 
-    reg->Register("stack")
-        .add_alias("_npi_stack")
-        .describe("Joins a sequence of arrays of the same shape along a new axis.")
-        .set_num_inputs([](const NodeAttrs& a) { return static_cast<uint32_t>(a.get<StackParam>().num_args); })
-        .set_num_outputs(1)
-        .set_key_var_num_args("num_args")
-        .set_list_input_names([](const NodeAttrs& a) { return ArgNames(a, a.get<StackParam>().num_args); })
-        .add_argument("data", "NDArray-or-Symbol[]", "List of arrays to stack")
-        .add_arguments(StackParam::__FIELDS__())
-        .set_attr_parser(ParamParser<StackParam>)
-        .set_infer_shape(StackShape)
-        .set_infer_type(ElemwiseType)
-        .set_compute(Context::kCPU, StackForward)
-        .set_gradient([](const NodePtr& n, const std::vector<NodeEntry>& og) {
-          const auto& p = n->attrs.get<StackParam>();
-          return MakeNodeOutputs("SliceChannel", n->attrs.name + "_backward", {og[0]},
-                                 {{"num_outputs", std::to_string(p.num_args)},
-                                  {"axis", std::to_string(p.axis)},
-                                  {"squeeze_axis", "True"}});
-        });
+MXNET_REGISTER_OP(stack)
+    .add_alias("_npi_stack")
+    .describe("Joins a sequence of arrays of the same shape along a new axis.")
+    .set_num_inputs([](const NodeAttrs& a) { return static_cast<uint32_t>(a.get<StackParam>().num_args); })
+    .set_num_outputs(1)
+    .set_key_var_num_args("num_args")
+    .set_list_input_names([](const NodeAttrs& a) { return ArgNames(a, a.get<StackParam>().num_args); })
+    .add_argument("data", "NDArray-or-Symbol[]", "List of arrays to stack")
+    .add_arguments(StackParam::__FIELDS__())
+    .set_attr_parser(ParamParser<StackParam>)
+    .set_infer_shape(StackShape)
+    .set_infer_type(ElemwiseType)
+    .set_compute(Context::kCPU, StackForward)
+    .set_gradient([](const NodePtr& n, const std::vector<NodeEntry>& og) {
+      const auto& p = n->attrs.get<StackParam>();
+      return MakeNodeOutputs("SliceChannel", n->attrs.name + "_backward", {og[0]},
+                             {{"num_outputs", std::to_string(p.num_args)},
+                              {"axis", std::to_string(p.axis)},
+                              {"squeeze_axis", "True"}});
+    });
 
-    reg->Register("SliceChannel")
-        .add_alias("split")
-        .describe(
-            "Splits an array along a particular axis into `num_outputs` equal parts; with squeeze_axis the "
-            "split axis (then of length 1) is removed from the outputs.")
-        .set_num_inputs(1)
-        .set_num_outputs(
-            [](const NodeAttrs& a) { return static_cast<uint32_t>(a.get<SliceChannelParam>().num_outputs); })
-        .add_argument("data", "NDArray-or-Symbol", "The input")
-        .add_arguments(SliceChannelParam::__FIELDS__())
-        .set_attr_parser(ParamParser<SliceChannelParam>)
-        .set_infer_shape(SplitShape)
-        .set_infer_type(ElemwiseType)
-        .set_compute(Context::kCPU, SplitForward)
-        .set_gradient([](const NodePtr& n, const std::vector<NodeEntry>& og) {
-          const auto& p = n->attrs.get<SliceChannelParam>();
-          const std::string nm = n->attrs.name + "_backward";
-          if (p.squeeze_axis)
-            return std::vector<NodeEntry>{MakeNode("stack", nm, og, {{"axis", std::to_string(p.axis)}})};
-          return std::vector<NodeEntry>{MakeNode("Concat", nm, og, {{"dim", std::to_string(p.axis)}})};
-        });
-  }
-};
-const Registrar registrar;
+MXNET_REGISTER_OP(SliceChannel)
+    .add_alias("split")
+    .describe(
+        "Splits an array along a particular axis into `num_outputs` equal parts; with squeeze_axis the "
+        "split axis (then of length 1) is removed from the outputs.")
+    .set_num_inputs(1)
+    .set_num_outputs(
+        [](const NodeAttrs& a) { return static_cast<uint32_t>(a.get<SliceChannelParam>().num_outputs); })
+    .add_argument("data", "NDArray-or-Symbol", "The input")
+    .add_arguments(SliceChannelParam::__FIELDS__())
+    .set_attr_parser(ParamParser<SliceChannelParam>)
+    .set_infer_shape(SplitShape)
+    .set_infer_type(ElemwiseType)
+    .set_compute(Context::kCPU, SplitForward)
+    .set_gradient([](const NodePtr& n, const std::vector<NodeEntry>& og) {
+      const auto& p = n->attrs.get<SliceChannelParam>();
+      const std::string nm = n->attrs.name + "_backward";
+      if (p.squeeze_axis)
+        return std::vector<NodeEntry>{MakeNode("stack", nm, og, {{"axis", std::to_string(p.axis)}})};
+      return std::vector<NodeEntry>{MakeNode("Concat", nm, og, {{"dim", std::to_string(p.axis)}})};
+    });
 
 }  // namespace
 }  // namespace op

@@ -9,6 +9,7 @@
 #include "mxnet/op.h"
 #include "operator/common/binary_functors.h"
 #include "operator/common/elemwise_kernels.h"
+#include "operator/common/op_family.h"
 
 namespace mxnet {
 namespace op {
@@ -38,41 +39,13 @@ void BinaryBackward(const NodeAttrs& attrs, const OpContext& ctx, const std::vec
   });
 }
 
-bool IsComparison(const std::string& n) {
-  return n == "equal" || n == "not_equal" || n == "greater" || n == "greater_equal" || n == "lesser" ||
-         n == "lesser_equal" || n == "logical_and" || n == "logical_or" || n == "logical_xor";
-}
-
-/*! \brief Registered name of the same-shape op for a table row, as MXNet spells it. */
-std::string ElemwiseName(const std::string& row) {
-  if (row == "add" || row == "sub" || row == "mul" || row == "div") return "elemwise_" + row;
-  return "_" + row;
-}
-
-void AddAliases(Op* op, const std::string& row) {
-  static const std::unordered_map<std::string, std::vector<std::string>> aliases = {
-      {"add", {"_add", "_plus", "_Plus"}}, {"sub", {"_sub", "_minus", "_Minus"}},
-      {"mul", {"_mul", "_Mul"}},           {"div", {"_div", "_Div"}},
-      {"mod", {"_Mod"}},                   {"power", {"_Power"}},
-      {"maximum", {"_Maximum"}},           {"minimum", {"_Minimum"}},
-      {"hypot", {"_Hypot"}},               {"equal", {"_Equal"}},
-      {"not_equal", {"_Not_Equal"}},       {"greater", {"_Greater"}},
-      {"greater_equal", {"_Greater_Equal"}}, {"lesser", {"_Lesser"}},
-      {"lesser_equal", {"_Lesser_Equal"}},
-  };
-  auto it = aliases.find(row);
-  if (it != aliases.end())
-    for (const auto& a : it->second) op->add_alias(a);
-}
-
+/*! \brief What every same-shape op of table row `row` registers. */
 template <typename OP>
-void RegisterElemwiseBinary(const std::string& row) {
-  if (row == "add") return;  // elemwise_add lives in elemwise_basic.cc (the runtime's own op)
-  const std::string name = ElemwiseName(row);
-  Op& op = OpRegistry::Get()->Register(name);
-  AddAliases(&op, row);
-  op.describe("Element-wise " + row + " of two arrays of the same shape (no broadcasting; see broadcast_" + row +
-              "). Comparisons return 1 or 0 in the input dtype.")
+Op& ElemwiseBinaryCommon(Op& op, const char* row) {
+  return op
+      .describe("Element-wise " + std::string(row) +
+                " of two arrays of the same shape (no broadcasting; see broadcast_" + row +
+                "). Comparisons return 1 or 0 in the input dtype.")
       .set_num_inputs(2)
       .set_num_outputs(1)
       .add_argument("lhs", "NDArray-or-Symbol", "first input")
@@ -81,17 +54,29 @@ void RegisterElemwiseBinary(const std::string& row) {
       .set_infer_type(ElemwiseType)
       .set_inplace_option([](const NodeAttrs&) { return InplacePairs{{0, 0}, {1, 0}}; })
       .set_compute(Context::kCPU, BinaryCompute<OP>);
-  if (IsComparison(row)) {
-    op.set_gradient(ZeroGrads);
-    return;
-  }
+}
+
+/*! \brief An arithmetic row: its gradient is the op `_backward_<name>`, the leading `_` of
+ *         `_power` and the like dropped. */
+template <typename OP>
+Op& ElemwiseBinaryFamily(Op& op, const char* row) {
+  const std::string& name = op.name;
   const std::string bwd = "_backward_" + (name[0] == '_' ? name.substr(1) : name);
-  op.set_gradient([bwd](const NodePtr& n, const std::vector<NodeEntry>& og) {
+  return ElemwiseBinaryCommon<OP>(op, row).set_gradient([bwd](const NodePtr& n, const std::vector<NodeEntry>& og) {
     return MakeNodeOutputs(bwd, n->attrs.name + "_backward", {og[0], n->inputs[0], n->inputs[1]});
   });
-  OpRegistry::Get()
-      ->Register(bwd)
-      .describe("Gradient of " + name + " with respect to both inputs.")
+}
+
+/*! \brief A comparison or logical row: 1 or 0, no gradient. */
+template <typename OP>
+Op& ElemwiseComparisonFamily(Op& op, const char* row) {
+  return ElemwiseBinaryCommon<OP>(op, row).set_gradient(ZeroGrads);
+}
+
+/*! \brief The gradient op of the same-shape op `forward`, with respect to both inputs. */
+template <typename OP>
+Op& ElemwiseBinaryBackwardFamily(Op& op, const char* forward) {
+  return op.describe("Gradient of " + std::string(forward) + " with respect to both inputs.")
       .set_num_inputs(3)
       .set_num_outputs(2)
       .add_argument("ograd", "NDArray-or-Symbol", "Gradient of the output.")
@@ -102,14 +87,51 @@ void RegisterElemwiseBinary(const std::string& row) {
       .set_compute(Context::kCPU, BinaryBackward<OP>);
 }
 
-struct Registrar {
-  Registrar() {
-#define MXNET_REGISTER_ELEMWISE_BINARY(name, fwd, lg, rg) RegisterElemwiseBinary<binary::name>(#name);
-    MXNET_BINARY_MATH_OPS(MXNET_REGISTER_ELEMWISE_BINARY)
-#undef MXNET_REGISTER_ELEMWISE_BINARY
-  }
-};
-const Registrar registrar;
+// One op per row of MXNET_BINARY_MATH_OPS, in its order; elemwise_add lives in elemwise_basic.cc
+// (the runtime's own op).
+MXNET_REGISTER_OP_FAMILY(elemwise_sub, ElemwiseBinaryFamily<binary::sub>, "sub")
+    .add_alias("_sub")
+    .add_alias("_minus")
+    .add_alias("_Minus");
+MXNET_REGISTER_OP_FAMILY(_backward_elemwise_sub, ElemwiseBinaryBackwardFamily<binary::sub>, "elemwise_sub");
+MXNET_REGISTER_OP_FAMILY(elemwise_mul, ElemwiseBinaryFamily<binary::mul>, "mul")
+    .add_alias("_mul")
+    .add_alias("_Mul");
+MXNET_REGISTER_OP_FAMILY(_backward_elemwise_mul, ElemwiseBinaryBackwardFamily<binary::mul>, "elemwise_mul");
+MXNET_REGISTER_OP_FAMILY(elemwise_div, ElemwiseBinaryFamily<binary::div>, "div")
+    .add_alias("_div")
+    .add_alias("_Div");
+MXNET_REGISTER_OP_FAMILY(_backward_elemwise_div, ElemwiseBinaryBackwardFamily<binary::div>, "elemwise_div");
+MXNET_REGISTER_OP_FAMILY(_mod, ElemwiseBinaryFamily<binary::mod>, "mod")
+    .add_alias("_Mod");
+MXNET_REGISTER_OP_FAMILY(_backward_mod, ElemwiseBinaryBackwardFamily<binary::mod>, "_mod");
+MXNET_REGISTER_OP_FAMILY(_power, ElemwiseBinaryFamily<binary::power>, "power")
+    .add_alias("_Power");
+MXNET_REGISTER_OP_FAMILY(_backward_power, ElemwiseBinaryBackwardFamily<binary::power>, "_power");
+MXNET_REGISTER_OP_FAMILY(_maximum, ElemwiseBinaryFamily<binary::maximum>, "maximum")
+    .add_alias("_Maximum");
+MXNET_REGISTER_OP_FAMILY(_backward_maximum, ElemwiseBinaryBackwardFamily<binary::maximum>, "_maximum");
+MXNET_REGISTER_OP_FAMILY(_minimum, ElemwiseBinaryFamily<binary::minimum>, "minimum")
+    .add_alias("_Minimum");
+MXNET_REGISTER_OP_FAMILY(_backward_minimum, ElemwiseBinaryBackwardFamily<binary::minimum>, "_minimum");
+MXNET_REGISTER_OP_FAMILY(_hypot, ElemwiseBinaryFamily<binary::hypot>, "hypot")
+    .add_alias("_Hypot");
+MXNET_REGISTER_OP_FAMILY(_backward_hypot, ElemwiseBinaryBackwardFamily<binary::hypot>, "_hypot");
+MXNET_REGISTER_OP_FAMILY(_equal, ElemwiseComparisonFamily<binary::equal>, "equal")
+    .add_alias("_Equal");
+MXNET_REGISTER_OP_FAMILY(_not_equal, ElemwiseComparisonFamily<binary::not_equal>, "not_equal")
+    .add_alias("_Not_Equal");
+MXNET_REGISTER_OP_FAMILY(_greater, ElemwiseComparisonFamily<binary::greater>, "greater")
+    .add_alias("_Greater");
+MXNET_REGISTER_OP_FAMILY(_greater_equal, ElemwiseComparisonFamily<binary::greater_equal>, "greater_equal")
+    .add_alias("_Greater_Equal");
+MXNET_REGISTER_OP_FAMILY(_lesser, ElemwiseComparisonFamily<binary::lesser>, "lesser")
+    .add_alias("_Lesser");
+MXNET_REGISTER_OP_FAMILY(_lesser_equal, ElemwiseComparisonFamily<binary::lesser_equal>, "lesser_equal")
+    .add_alias("_Lesser_Equal");
+MXNET_REGISTER_OP_FAMILY(_logical_and, ElemwiseComparisonFamily<binary::logical_and>, "logical_and");
+MXNET_REGISTER_OP_FAMILY(_logical_or, ElemwiseComparisonFamily<binary::logical_or>, "logical_or");
+MXNET_REGISTER_OP_FAMILY(_logical_xor, ElemwiseComparisonFamily<binary::logical_xor>, "logical_xor");
 
 }  // namespace
 }  // namespace op

@@ -210,148 +210,142 @@ bool OutShapeFromSecond(const NodeAttrs& attrs, std::vector<TShape>* in, std::ve
   return (*out)[0].IsKnown();
 }
 
-struct Registrar {
-  Registrar() {
-    auto* reg = OpRegistry::Get();
-    reg->Register("Cast")
-        .add_alias("cast")
-        .describe("Casts all elements of the input to a new type (float to integer truncates toward zero).")
-        .set_num_inputs(1)
-        .set_num_outputs(1)
-        .add_argument("data", "NDArray-or-Symbol", "The input.")
-        .add_arguments(CastParam::__FIELDS__())
-        .set_attr_parser(ParamParser<CastParam>)
-        .set_infer_shape(ElemwiseShape)
-        .set_infer_type([](const NodeAttrs& attrs, std::vector<int>* in, std::vector<int>* out) {
-          AssignType(attrs, &(*out)[0], attrs.get<CastParam>().dtype, "output", 0);
-          return (*in)[0] != -1;
-        })
-        .set_compute(Context::kCPU, CastCompute)
-        .set_gradient([](const NodePtr& n, const std::vector<NodeEntry>& og) {
-          return std::vector<NodeEntry>{MakeNode("_backward_Cast", n->attrs.name + "_backward", {og[0], n->inputs[0]})};
-        });
-    reg->Register("_backward_Cast")
-        .describe("Gradient of Cast: the output gradient cast back to the input's dtype.")
-        .set_num_inputs(2)
-        .set_num_outputs(1)
-        .add_argument("ograd", "NDArray-or-Symbol", "Gradient of the output.")
-        .add_argument("data", "NDArray-or-Symbol", "Forward input (gives the dtype).")
-        .set_infer_shape([](const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
-          AssignShape(attrs, &(*out)[0], (*in)[0], "output", 0);
-          return (*out)[0].IsKnown();
-        })
-        .set_infer_type(OutTypeFromSecond)
-        .set_compute(Context::kCPU, CastCompute);
+MXNET_REGISTER_OP(Cast)
+    .add_alias("cast")
+    .describe("Casts all elements of the input to a new type (float to integer truncates toward zero).")
+    .set_num_inputs(1)
+    .set_num_outputs(1)
+    .add_argument("data", "NDArray-or-Symbol", "The input.")
+    .add_arguments(CastParam::__FIELDS__())
+    .set_attr_parser(ParamParser<CastParam>)
+    .set_infer_shape(ElemwiseShape)
+    .set_infer_type([](const NodeAttrs& attrs, std::vector<int>* in, std::vector<int>* out) {
+      AssignType(attrs, &(*out)[0], attrs.get<CastParam>().dtype, "output", 0);
+      return (*in)[0] != -1;
+    })
+    .set_compute(Context::kCPU, CastCompute)
+    .set_gradient([](const NodePtr& n, const std::vector<NodeEntry>& og) {
+      return std::vector<NodeEntry>{MakeNode("_backward_Cast", n->attrs.name + "_backward", {og[0], n->inputs[0]})};
+    });
+MXNET_REGISTER_OP(_backward_Cast)
+    .describe("Gradient of Cast: the output gradient cast back to the input's dtype.")
+    .set_num_inputs(2)
+    .set_num_outputs(1)
+    .add_argument("ograd", "NDArray-or-Symbol", "Gradient of the output.")
+    .add_argument("data", "NDArray-or-Symbol", "Forward input (gives the dtype).")
+    .set_infer_shape([](const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
+      AssignShape(attrs, &(*out)[0], (*in)[0], "output", 0);
+      return (*out)[0].IsKnown();
+    })
+    .set_infer_type(OutTypeFromSecond)
+    .set_compute(Context::kCPU, CastCompute);
 
-    reg->Register("clip")
-        .describe("Clips (limits) the values in an array to [a_min, a_max]; the gradient is zero outside.")
-        .set_num_inputs(1)
-        .set_num_outputs(1)
-        .add_argument("data", "NDArray-or-Symbol", "Input array.")
-        .add_arguments(ClipParam::__FIELDS__())
-        .set_attr_parser(ParamParser<ClipParam>)
-        .set_infer_shape(ElemwiseShape)
-        .set_infer_type(ElemwiseType)
-        .set_inplace_option([](const NodeAttrs&) { return InplacePairs{{0, 0}}; })
-        .set_compute(Context::kCPU, ClipCompute)
-        .set_gradient([](const NodePtr& n, const std::vector<NodeEntry>& og) {
-          return std::vector<NodeEntry>{MakeNode("_backward_clip", n->attrs.name + "_backward", {og[0], n->inputs[0]},
-                                                 {n->attrs.dict.begin(), n->attrs.dict.end()})};
-        });
-    reg->Register("_backward_clip")
-        .describe("Gradient of clip.")
-        .set_num_inputs(2)
-        .set_num_outputs(1)
-        .add_argument("ograd", "NDArray-or-Symbol", "Gradient of the output.")
-        .add_argument("data", "NDArray-or-Symbol", "Forward input.")
-        .add_arguments(ClipParam::__FIELDS__())
-        .set_attr_parser(ParamParser<ClipParam>)
-        .set_infer_shape(ElemwiseShape)
-        .set_infer_type(ElemwiseType)
-        .set_compute(Context::kCPU, ClipBackward);
+MXNET_REGISTER_OP(clip)
+    .describe("Clips (limits) the values in an array to [a_min, a_max]; the gradient is zero outside.")
+    .set_num_inputs(1)
+    .set_num_outputs(1)
+    .add_argument("data", "NDArray-or-Symbol", "Input array.")
+    .add_arguments(ClipParam::__FIELDS__())
+    .set_attr_parser(ParamParser<ClipParam>)
+    .set_infer_shape(ElemwiseShape)
+    .set_infer_type(ElemwiseType)
+    .set_inplace_option([](const NodeAttrs&) { return InplacePairs{{0, 0}}; })
+    .set_compute(Context::kCPU, ClipCompute)
+    .set_gradient([](const NodePtr& n, const std::vector<NodeEntry>& og) {
+      return std::vector<NodeEntry>{MakeNode("_backward_clip", n->attrs.name + "_backward", {og[0], n->inputs[0]},
+                                             {n->attrs.dict.begin(), n->attrs.dict.end()})};
+    });
+MXNET_REGISTER_OP(_backward_clip)
+    .describe("Gradient of clip.")
+    .set_num_inputs(2)
+    .set_num_outputs(1)
+    .add_argument("ograd", "NDArray-or-Symbol", "Gradient of the output.")
+    .add_argument("data", "NDArray-or-Symbol", "Forward input.")
+    .add_arguments(ClipParam::__FIELDS__())
+    .set_attr_parser(ParamParser<ClipParam>)
+    .set_infer_shape(ElemwiseShape)
+    .set_infer_type(ElemwiseType)
+    .set_compute(Context::kCPU, ClipBackward);
 
-    reg->Register("BlockGrad")
-        .add_alias("stop_gradient")
-        .describe("Stops gradient computation: the output equals the input, the input's gradient is zero.")
-        .set_num_inputs(1)
-        .set_num_outputs(1)
-        .add_argument("data", "NDArray-or-Symbol", "The input array.")
-        .set_infer_shape(ElemwiseShape)
-        .set_infer_type(ElemwiseType)
-        .set_inplace_option([](const NodeAttrs&) { return InplacePairs{{0, 0}}; })
-        .set_inplace_identity([](const NodeAttrs&) { return std::vector<bool>{true}; })
-        .set_compute(Context::kCPU, CopyCompute)
-        .set_gradient(ZeroGrads);
+MXNET_REGISTER_OP(BlockGrad)
+    .add_alias("stop_gradient")
+    .describe("Stops gradient computation: the output equals the input, the input's gradient is zero.")
+    .set_num_inputs(1)
+    .set_num_outputs(1)
+    .add_argument("data", "NDArray-or-Symbol", "The input array.")
+    .set_infer_shape(ElemwiseShape)
+    .set_infer_type(ElemwiseType)
+    .set_inplace_option([](const NodeAttrs&) { return InplacePairs{{0, 0}}; })
+    .set_inplace_identity([](const NodeAttrs&) { return std::vector<bool>{true}; })
+    .set_compute(Context::kCPU, CopyCompute)
+    .set_gradient(ZeroGrads);
 
-    reg->Register("add_n")
-        .add_alias("ElementWiseSum")
-        .describe("Adds all input arguments element-wise (all of the same shape and dtype).")
-        .set_num_inputs([](const NodeAttrs& a) { return static_cast<uint32_t>(a.get<AddNParam>().num_args); })
-        .set_num_outputs(1)
-        .set_key_var_num_args("num_args")
-        .add_argument("args", "NDArray-or-Symbol[]", "Positional input arguments")
-        .add_arguments(AddNParam::__FIELDS__())
-        .set_attr_parser(ParamParser<AddNParam>)
-        .set_infer_shape(ElemwiseShape)
-        .set_infer_type(ElemwiseType)
-        .set_inplace_option([](const NodeAttrs&) { return InplacePairs{{0, 0}}; })
-        .set_compute(Context::kCPU, AddNCompute)
-        .set_gradient([](const NodePtr& n, const std::vector<NodeEntry>& og) {
-          return std::vector<NodeEntry>(n->inputs.size(), og[0]);
-        });
+MXNET_REGISTER_OP(add_n)
+    .add_alias("ElementWiseSum")
+    .describe("Adds all input arguments element-wise (all of the same shape and dtype).")
+    .set_num_inputs([](const NodeAttrs& a) { return static_cast<uint32_t>(a.get<AddNParam>().num_args); })
+    .set_num_outputs(1)
+    .set_key_var_num_args("num_args")
+    .add_argument("args", "NDArray-or-Symbol[]", "Positional input arguments")
+    .add_arguments(AddNParam::__FIELDS__())
+    .set_attr_parser(ParamParser<AddNParam>)
+    .set_infer_shape(ElemwiseShape)
+    .set_infer_type(ElemwiseType)
+    .set_inplace_option([](const NodeAttrs&) { return InplacePairs{{0, 0}}; })
+    .set_compute(Context::kCPU, AddNCompute)
+    .set_gradient([](const NodePtr& n, const std::vector<NodeEntry>& og) {
+      return std::vector<NodeEntry>(n->inputs.size(), og[0]);
+    });
 
-    reg->Register("broadcast_to")
-        .describe("Broadcasts the input array to a new shape (size-1 dims are repeated).")
-        .set_num_inputs(1)
-        .set_num_outputs(1)
-        .add_argument("data", "NDArray-or-Symbol", "The input")
-        .add_arguments(BroadcastToParam::__FIELDS__())
-        .set_attr_parser(ParamParser<BroadcastToParam>)
-        .set_infer_shape(BroadcastToShape)
-        .set_infer_type(ElemwiseType)
-        .set_compute(Context::kCPU, BroadcastToCompute)
-        .set_gradient(BroadcastGrad);
-    reg->Register("broadcast_axis")
-        .add_alias("broadcast_axes")
-        .describe("Broadcasts the input array over particular (size-1) axes to the given sizes.")
-        .set_num_inputs(1)
-        .set_num_outputs(1)
-        .add_argument("data", "NDArray-or-Symbol", "The input")
-        .add_arguments(BroadcastAxisParam::__FIELDS__())
-        .set_attr_parser(ParamParser<BroadcastAxisParam>)
-        .set_infer_shape(BroadcastAxisShape)
-        .set_infer_type(ElemwiseType)
-        .set_compute(Context::kCPU, BroadcastToCompute)
-        .set_gradient(BroadcastGrad);
-    reg->Register("broadcast_like")
-        .describe("Broadcasts lhs to the shape of rhs.")
-        .set_num_inputs(2)
-        .set_num_outputs(1)
-        .add_argument("lhs", "NDArray-or-Symbol", "First input.")
-        .add_argument("rhs", "NDArray-or-Symbol", "Second input.")
-        .set_infer_shape([](const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
-          if (!(*in)[0].IsKnown() || !(*in)[1].IsKnown()) return false;
-          TShape o;
-          MX_CHECK_KIND(BroadcastShapes((*in)[0], (*in)[1], &o) && o == (*in)[1], "ValueError")
-              << attrs.op->name << ": cannot broadcast lhs of shape " << (*in)[0] << " like rhs of shape " << (*in)[1];
-          AssignShape(attrs, &(*out)[0], o, "output", 0);
-          return true;
-        })
-        .set_infer_type(OutTypeFromInput)
-        .set_compute(Context::kCPU, BroadcastToCompute)
-        .set_gradient(BroadcastGrad);
-    reg->Register("_backward_broadcast")
-        .describe("Sums the output gradient over the broadcast axes back to the shape of data.")
-        .set_num_inputs(2)
-        .set_num_outputs(1)
-        .add_argument("ograd", "NDArray-or-Symbol", "Gradient of the output.")
-        .add_argument("data", "NDArray-or-Symbol", "Forward input (gives the shape).")
-        .set_infer_shape(OutShapeFromSecond)
-        .set_infer_type(OutTypeFromInput)
-        .set_compute(Context::kCPU, BroadcastBackward);
-  }
-};
-const Registrar registrar;
+MXNET_REGISTER_OP(broadcast_to)
+    .describe("Broadcasts the input array to a new shape (size-1 dims are repeated).")
+    .set_num_inputs(1)
+    .set_num_outputs(1)
+    .add_argument("data", "NDArray-or-Symbol", "The input")
+    .add_arguments(BroadcastToParam::__FIELDS__())
+    .set_attr_parser(ParamParser<BroadcastToParam>)
+    .set_infer_shape(BroadcastToShape)
+    .set_infer_type(ElemwiseType)
+    .set_compute(Context::kCPU, BroadcastToCompute)
+    .set_gradient(BroadcastGrad);
+MXNET_REGISTER_OP(broadcast_axis)
+    .add_alias("broadcast_axes")
+    .describe("Broadcasts the input array over particular (size-1) axes to the given sizes.")
+    .set_num_inputs(1)
+    .set_num_outputs(1)
+    .add_argument("data", "NDArray-or-Symbol", "The input")
+    .add_arguments(BroadcastAxisParam::__FIELDS__())
+    .set_attr_parser(ParamParser<BroadcastAxisParam>)
+    .set_infer_shape(BroadcastAxisShape)
+    .set_infer_type(ElemwiseType)
+    .set_compute(Context::kCPU, BroadcastToCompute)
+    .set_gradient(BroadcastGrad);
+MXNET_REGISTER_OP(broadcast_like)
+    .describe("Broadcasts lhs to the shape of rhs.")
+    .set_num_inputs(2)
+    .set_num_outputs(1)
+    .add_argument("lhs", "NDArray-or-Symbol", "First input.")
+    .add_argument("rhs", "NDArray-or-Symbol", "Second input.")
+    .set_infer_shape([](const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
+      if (!(*in)[0].IsKnown() || !(*in)[1].IsKnown()) return false;
+      TShape o;
+      MX_CHECK_KIND(BroadcastShapes((*in)[0], (*in)[1], &o) && o == (*in)[1], "ValueError")
+          << attrs.op->name << ": cannot broadcast lhs of shape " << (*in)[0] << " like rhs of shape " << (*in)[1];
+      AssignShape(attrs, &(*out)[0], o, "output", 0);
+      return true;
+    })
+    .set_infer_type(OutTypeFromInput)
+    .set_compute(Context::kCPU, BroadcastToCompute)
+    .set_gradient(BroadcastGrad);
+MXNET_REGISTER_OP(_backward_broadcast)
+    .describe("Sums the output gradient over the broadcast axes back to the shape of data.")
+    .set_num_inputs(2)
+    .set_num_outputs(1)
+    .add_argument("ograd", "NDArray-or-Symbol", "Gradient of the output.")
+    .add_argument("data", "NDArray-or-Symbol", "Forward input (gives the shape).")
+    .set_infer_shape(OutShapeFromSecond)
+    .set_infer_type(OutTypeFromInput)
+    .set_compute(Context::kCPU, BroadcastBackward);
 
 }  // namespace
 }  // namespace op

@@ -11,6 +11,7 @@
 #include "mxnet/env.h"
 #include "mxnet/op.h"
 #include "operator/common/broadcast_util.h"
+#include "operator/common/op_family.h"
 #include "operator/common/reduce_kernels.h"
 
 namespace mxnet {
@@ -216,21 +217,26 @@ void NormBackward(const NodeAttrs& attrs, const OpContext& ctx, const std::vecto
   ReduceBackward<NormGrad>(attrs, ctx, in, req, out);
 }
 
-void RegisterReduce(const std::string& name, const std::vector<std::string>& aliases, const std::string& doc,
-                    FCompute fwd, FCompute bwd, bool with_ord = false, FInferShape shape = ReduceShape) {
-  Op& op = OpRegistry::Get()->Register(name);
-  for (const auto& a : aliases) op.add_alias(a);
+/*! \brief ReduceAxesParam's fields, `ord` (norm's) only when with_ord. */
+std::vector<dmlc::ParamFieldInfo> ReduceFields(bool with_ord) {
   std::vector<dmlc::ParamFieldInfo> fields;
   for (const auto& f : ReduceAxesParam::__FIELDS__())
     if (with_ord || f.name != "ord") fields.push_back(f);
-  const std::string bname = "_backward_" + name;
-  op.describe(doc +
-              " Reduces over `axis` (all axes when None); with exclude=True over every axis not listed. "
-              "keepdims keeps reduced axes with size 1; a full reduction without keepdims gives shape (1,).")
+  return fields;
+}
+
+/*! \brief A reduction over axes; its gradient is the op `_backward_<name>`. */
+Op& ReduceFamily(Op& op, const char* doc, FCompute fwd, bool with_ord, FInferShape shape) {
+  const std::string bname = "_backward_" + op.name;
+  return op
+      .describe(doc +
+                std::string(" Reduces over `axis` (all axes when None); with exclude=True over every axis not listed. "
+                            "keepdims keeps reduced axes with size 1; a full reduction without keepdims gives shape "
+                            "(1,)."))
       .set_num_inputs(1)
       .set_num_outputs(1)
       .add_argument("data", "NDArray-or-Symbol", "The input")
-      .add_arguments(fields)
+      .add_arguments(ReduceFields(with_ord))
       .set_attr_parser(with_ord ? FAttrParser(NormParser) : FAttrParser(ParamParser<ReduceAxesParam>))
       .set_infer_shape(shape)
       .set_infer_type(ElemwiseType)
@@ -239,15 +245,17 @@ void RegisterReduce(const std::string& name, const std::vector<std::string>& ali
         return std::vector<NodeEntry>{MakeNode(bname, n->attrs.name + "_backward", {og[0], n->inputs[0], NodeEntry{n, 0, 0}},
                                                {n->attrs.dict.begin(), n->attrs.dict.end()})};
       });
-  OpRegistry::Get()
-      ->Register(bname)
-      .describe("Gradient of " + name + ".")
+}
+
+/*! \brief The gradient op of the reduction `forward`. */
+Op& ReduceBackwardFamily(Op& op, const char* forward, FCompute bwd, bool with_ord) {
+  return op.describe("Gradient of " + std::string(forward) + ".")
       .set_num_inputs(3)
       .set_num_outputs(1)
       .add_argument("ograd", "NDArray-or-Symbol", "Gradient of the output.")
       .add_argument("data", "NDArray-or-Symbol", "Forward input.")
       .add_argument("out", "NDArray-or-Symbol", "Forward output.")
-      .add_arguments(fields)
+      .add_arguments(ReduceFields(with_ord))
       .set_attr_parser(ParamParser<ReduceAxesParam>)
       .set_infer_shape([](const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
         AssignShape(attrs, &(*out)[0], (*in)[1], "output", 0);
@@ -292,9 +300,9 @@ void ArgCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<
   });
 }
 
-void RegisterArg(const std::string& name, bool is_max) {
-  OpRegistry::Get()
-      ->Register(name)
+/*! \brief argmax (is_max) or argmin. */
+Op& ArgFamily(Op& op, bool is_max) {
+  return op
       .describe(std::string("Returns indices of the ") + (is_max ? "maximum" : "minimum") +
                 " values along an axis (of the flattened input when axis is None), as values of the input "
                 "dtype; the first occurrence wins and NaN counts as the extreme.")
@@ -309,29 +317,37 @@ void RegisterArg(const std::string& name, bool is_max) {
       .set_gradient(ZeroGrads);
 }
 
-struct Registrar {
-  Registrar() {
-    RegisterReduce("sum", {"sum_axis"}, "Computes the sum of array elements over given axes.",
-                   ReduceCompute<SumReducer, true>, ReduceBackward<SumGrad>);
-    RegisterReduce("mean", {}, "Computes the mean of array elements over given axes.",
-                   ReduceCompute<MeanReducer, true>, ReduceBackward<MeanGrad>);
-    RegisterReduce("prod", {}, "Computes the product of array elements over given axes.",
-                   ReduceCompute<ProdReducer, true>, ReduceBackward<ProdGrad>);
-    RegisterReduce("nansum", {}, "Computes the sum of array elements over given axes treating NaN as zero.",
-                   ReduceCompute<NanSumReducer, true>, ReduceBackward<NanSumGrad>);
-    RegisterReduce("nanprod", {}, "Computes the product of array elements over given axes treating NaN as one.",
-                   ReduceCompute<NanProdReducer, true>, ReduceBackward<NanProdGrad>);
-    RegisterReduce("max", {"max_axis"}, "Computes the max of array elements over given axes.",
-                   ReduceCompute<MaxReducer, false>, ReduceBackward<ExtremumGrad>, false, ExtremumShape);
-    RegisterReduce("min", {"min_axis"}, "Computes the min of array elements over given axes.",
-                   ReduceCompute<MinReducer, false>, ReduceBackward<ExtremumGrad>, false, ExtremumShape);
-    RegisterReduce("norm", {}, "Computes the L1 (ord=1) or L2 (ord=2) norm over given axes.", NormCompute,
-                   NormBackward, true);
-    RegisterArg("argmax", true);
-    RegisterArg("argmin", false);
-  }
-};
-const Registrar registrar;
+MXNET_REGISTER_OP_FAMILY(sum, ReduceFamily, "Computes the sum of array elements over given axes.",
+                         ReduceCompute<SumReducer, true>, false, ReduceShape)
+    .add_alias("sum_axis");
+MXNET_REGISTER_OP_FAMILY(_backward_sum, ReduceBackwardFamily, "sum", ReduceBackward<SumGrad>, false);
+MXNET_REGISTER_OP_FAMILY(mean, ReduceFamily, "Computes the mean of array elements over given axes.",
+                         ReduceCompute<MeanReducer, true>, false, ReduceShape);
+MXNET_REGISTER_OP_FAMILY(_backward_mean, ReduceBackwardFamily, "mean", ReduceBackward<MeanGrad>, false);
+MXNET_REGISTER_OP_FAMILY(prod, ReduceFamily, "Computes the product of array elements over given axes.",
+                         ReduceCompute<ProdReducer, true>, false, ReduceShape);
+MXNET_REGISTER_OP_FAMILY(_backward_prod, ReduceBackwardFamily, "prod", ReduceBackward<ProdGrad>, false);
+MXNET_REGISTER_OP_FAMILY(nansum, ReduceFamily,
+                         "Computes the sum of array elements over given axes treating NaN as zero.",
+                         ReduceCompute<NanSumReducer, true>, false, ReduceShape);
+MXNET_REGISTER_OP_FAMILY(_backward_nansum, ReduceBackwardFamily, "nansum", ReduceBackward<NanSumGrad>, false);
+MXNET_REGISTER_OP_FAMILY(nanprod, ReduceFamily,
+                         "Computes the product of array elements over given axes treating NaN as one.",
+                         ReduceCompute<NanProdReducer, true>, false, ReduceShape);
+MXNET_REGISTER_OP_FAMILY(_backward_nanprod, ReduceBackwardFamily, "nanprod", ReduceBackward<NanProdGrad>, false);
+MXNET_REGISTER_OP_FAMILY(max, ReduceFamily, "Computes the max of array elements over given axes.",
+                         ReduceCompute<MaxReducer, false>, false, ExtremumShape)
+    .add_alias("max_axis");
+MXNET_REGISTER_OP_FAMILY(_backward_max, ReduceBackwardFamily, "max", ReduceBackward<ExtremumGrad>, false);
+MXNET_REGISTER_OP_FAMILY(min, ReduceFamily, "Computes the min of array elements over given axes.",
+                         ReduceCompute<MinReducer, false>, false, ExtremumShape)
+    .add_alias("min_axis");
+MXNET_REGISTER_OP_FAMILY(_backward_min, ReduceBackwardFamily, "min", ReduceBackward<ExtremumGrad>, false);
+MXNET_REGISTER_OP_FAMILY(norm, ReduceFamily, "Computes the L1 (ord=1) or L2 (ord=2) norm over given axes.",
+                         NormCompute, true, ReduceShape);
+MXNET_REGISTER_OP_FAMILY(_backward_norm, ReduceBackwardFamily, "norm", NormBackward, true);
+MXNET_REGISTER_OP_FAMILY(argmax, ArgFamily, true);
+MXNET_REGISTER_OP_FAMILY(argmin, ArgFamily, false);
 
 }  // namespace
 }  // namespace op
