@@ -19,6 +19,7 @@
 #include "mxnet/op.h"
 #include "mxnet/tensor.h"
 #if MXNET_USE_ONEDNN
+#include "operator/kernel_dispatch.h"
 #include "operator/onednn/onednn_base.h"
 #endif
 
@@ -96,7 +97,8 @@ inline std::vector<HostTensor> RunOp(const std::string& name, const Params& para
     }
   }
   if (reqs.empty()) reqs.assign(nout, op::kWriteTo);
-  (*op->GetCompute(Context::kCPU))(attrs, ctx, ib, reqs, ob);
+  // Through the op's kernel list, as a call would run: PathScope picks oneDNN's entries or not.
+  op::RunKernelPlain(*op, Context::kCPU, attrs, ctx, ib, reqs, ob);
   auto read = [](const TBlob& b) {
     HostTensor t(b.shape_);
     MXNET_TYPE_SWITCH(b.type_flag_, D, {
