@@ -188,10 +188,10 @@ void AppendValue(std::string* key, T v) {
   AppendBytes(key, &v, sizeof(v));
 }
 
-/*! \brief Everything a choice may depend on, as bytes. */
-std::string ChoiceKey(const Op& op, Context::DeviceType dev, const KernelProblem& p, uint64_t off_mask) {
-  std::string key;
-  key.reserve(128);
+/*! \brief Everything a choice may depend on, as bytes, into *key (reused: no allocation per call). */
+void ChoiceKey(const Op& op, Context::DeviceType dev, const KernelProblem& p, uint64_t off_mask, std::string* out) {
+  std::string& key = *out;
+  key.clear();
   AppendValue(&key, op.index);
   AppendValue(&key, static_cast<int>(dev));
   AppendValue(&key, off_mask);
@@ -208,7 +208,8 @@ std::string ChoiceKey(const Op& op, Context::DeviceType dev, const KernelProblem
     key += '|';
   }
   for (const TBlob& b : p.outputs) add_blob(b);
-  std::vector<const std::pair<const std::string, std::string>*> attrs;
+  thread_local std::vector<const std::pair<const std::string, std::string>*> attrs;
+  attrs.clear();
   for (const auto& kv : p.attrs.dict) attrs.push_back(&kv);
   std::sort(attrs.begin(), attrs.end(), [](auto* a, auto* b) { return a->first < b->first; });
   for (auto* kv : attrs) {
@@ -217,7 +218,6 @@ std::string ChoiceKey(const Op& op, Context::DeviceType dev, const KernelProblem
     key += kv->second;
     key += ';';
   }
-  return key;
 }
 
 /*! \brief The choice for p, from this thread's cache when the same call signature was seen. */
@@ -231,11 +231,12 @@ const KernelImpl& CachedChoice(const Op& op, Context::DeviceType dev, const Kern
     cache.clear();
     cache_generation = generation;
   }
-  std::string key = ChoiceKey(op, dev, p, off_mask);
+  thread_local std::string key;
+  ChoiceKey(op, dev, p, off_mask, &key);
   auto it = cache.find(key);
   if (it != cache.end()) return *it->second;
   const KernelImpl& k = Choose(op, dev, list, p, rules, off_mask);
-  cache.emplace(std::move(key), &k);
+  cache.emplace(key, &k);
   return k;
 }
 
