@@ -100,7 +100,8 @@ MXNET_VMATH_INLINE float Sqrt(float x) {
   const bool tiny = x < 1.17549435e-38f;  // denormals: scaled by 2^24, the root by 2^-12
   const float scaled = x * 16777216.f;
   const float xs = tiny ? scaled : x;
-  float y = FromBits(0x5f3759df - (Bits(xs) >> 1));
+  // Unsigned: for negative x (its guess is discarded below) the signed difference overflows.
+  float y = FromBits(static_cast<int32_t>(0x5f3759dfu - (static_cast<uint32_t>(Bits(xs)) >> 1)));
   y = y * (1.5f - 0.5f * xs * y * y);
   y = y * (1.5f - 0.5f * xs * y * y);
   const float s = xs * y;
