@@ -192,10 +192,36 @@ def test_multi_precision_keeps_a_float32_master_copy():
     upd = mx.optimizer.get_updater(opt)
     for _ in range(10):
         upd(0, nd.array([1.0, 1.0], dtype="float16"), weight)
-    master = upd.states[0][0].asnumpy()
+    master = upd.states[0][1].asnumpy()  # SGD: (momentum or None, float32 weight), as MXNet 1.x
+    assert upd.states[0][0] is None
     assert master.dtype == np.float32
     _close(master, np.array([1.0, 2.0]) - 10 * 1e-4)
     assert weight.dtype == np.float16
+
+
+@pytest.mark.parametrize("name", ["sgd", "nag"])
+def test_sgd_and_nag_multi_precision_states_in_mxnet_1x_order(name):
+    """MXNet 1.x keeps (momentum, float32 weight) for SGD and NAG: states it saved must land in
+    the same slots here. Two steps by hand in float64 from the update rules."""
+    lr, m = 0.1, 0.9
+    opt = mx.optimizer.create(name, learning_rate=lr, momentum=m, multi_precision=True)
+    weight = nd.array([1.0, -2.0], dtype="float16")
+    state = opt.create_state_multi_precision(0, weight)
+    assert state[0].asnumpy().tolist() == [0.0, 0.0] and state[1].dtype == np.float32
+    _close(state[1].asnumpy(), [1.0, -2.0])
+    w, v = np.array([1.0, -2.0]), np.zeros(2)
+    for g in ([0.5, 0.25], [-0.5, 1.0]):
+        opt.update_multi_precision(0, weight, nd.array(g, dtype="float16"), state)
+        g = np.array(g)
+        if name == "sgd":
+            v = m * v - lr * g
+            w = w + v
+        else:
+            v1 = m * v
+            w, v = w - v1 + (1 + m) * (v1 - lr * g), v1 - lr * g
+    np.testing.assert_allclose(state[0].asnumpy(), v, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(state[1].asnumpy(), w, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(weight.asnumpy().astype(np.float64), w, rtol=1e-3, atol=1e-3)
 
 
 def test_lr_mult_wd_mult_by_index_and_name():

@@ -7,6 +7,27 @@ from .optimizer import Optimizer, register, _zeros_like, _aggregation_size
 __all__ = ["SGD", "NAG", "Signum"]
 
 
+def _is_multi_precision(opt, weight):
+    return opt.multi_precision and weight.dtype == np.float16
+
+
+def _momentum_first(opt, state, weight):
+    """SGD's and NAG's multi-precision state in MXNet 1.x's order, (momentum or None, float32
+    weight), so states saved by 1.x (Trainer.save_states, Module) load into the right slots."""
+    if _is_multi_precision(opt, weight):
+        master, mom = state
+        return (mom, master)
+    return state
+
+
+def _master_first(opt, state, weight):
+    """The inverse of _momentum_first: the (master, inner) pair Optimizer.update_multi_precision takes."""
+    if _is_multi_precision(opt, weight):
+        mom, master = state
+        return (master, mom)
+    return state
+
+
 @register
 class SGD(Optimizer):
     """Stochastic gradient descent with optional momentum, on sgd_update / sgd_mom_update.
@@ -40,21 +61,24 @@ class SGD(Optimizer):
             nd.sgd_update(weight, grad, out=weight, lr=lr, wd=wd, lazy_update=self.lazy_update,
                           **kwargs)
 
+    def create_state_multi_precision(self, index, weight):
+        return _momentum_first(self, super(SGD, self).create_state_multi_precision(index, weight), weight)
+
     def update_multi_precision(self, index, weight, grad, state):
         if isinstance(index, (list, tuple)):
             mp = self.multi_precision and weight[0].dtype == np.float16
             self._update_aggregated(index, weight, grad, state, mp)
         else:
-            super(SGD, self).update_multi_precision(index, weight, grad, state)
+            super(SGD, self).update_multi_precision(index, weight, grad, _master_first(self, state, weight))
 
     def _update_aggregated(self, indices, weights, grads, states, mp):
-        """One multi-tensor op for all weights; mp: states are (float32 master, momentum or None)."""
+        """One multi-tensor op for all weights; mp: states are (momentum or None, float32 master)."""
         self._update_count(indices)
         kwargs = self._clip_kwargs()
         data = []
         for w, g, s in zip(weights, grads, states):
             data += [w, g]
-            master, mom = s if mp else (None, s)
+            mom, master = s if mp else (s, None)
             data += [a for a in (mom, master) if a is not None]
         name = "multi_mp_sgd" if mp else "multi_sgd"
         if self.momentum != 0.0:
@@ -80,6 +104,12 @@ class NAG(Optimizer):
 
     def create_state(self, index, weight):
         return _zeros_like(weight) if self.momentum != 0.0 else None
+
+    def create_state_multi_precision(self, index, weight):
+        return _momentum_first(self, super(NAG, self).create_state_multi_precision(index, weight), weight)
+
+    def update_multi_precision(self, index, weight, grad, state):
+        super(NAG, self).update_multi_precision(index, weight, grad, _master_first(self, state, weight))
 
     def update(self, index, weight, grad, state):
         self._update_count(index)
