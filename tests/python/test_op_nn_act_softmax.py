@@ -9,7 +9,8 @@ import pytest
 import mxnet as mx
 from op_testing import check_error, plain_path_rerun
 
-from op_rows.nn import away_from_zero, softmax_output_expect, softmax_ref  # noqa: F401 (rows: op_rows/nn.py)
+from op_rows.nn import away_from_zero, softmax_ref  # noqa: F401 (rows: op_rows/nn.py)
+from op_rows.nn_losses import softmax_output_expect  # noqa: F401 (rows: op_rows/nn_losses.py)
 
 R = np.random.RandomState(14)
 

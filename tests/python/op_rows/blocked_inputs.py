@@ -9,7 +9,6 @@ the reference kernel.
 The references are the same numpy formulas as the plain rows."""
 import numpy as np
 
-import mxnet as mx
 
 from op_rows.elemwise import BINARY, COMPARE, _elemwise_name, _pair
 from op_testing import Case

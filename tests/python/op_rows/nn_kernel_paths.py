@@ -1,0 +1,120 @@
+"""Rows that reach the specialised convolution and pooling kernels (Winograd, few channels,
+channel-last gradients, max-pool lanes, GEMV) and the fused CPU subgraph ops."""
+import numpy as np
+
+from op_testing import Case
+
+from op_rows.nn import _bcast, act_ref, conv_ref, distinct, fc_ref, pool_case
+
+# --------------------------------------------------------------------------------------------
+# Rows that reach the specialised convolution and pooling kernels, and the fused subgraph ops.
+
+R_EXTRA = np.random.RandomState(20)
+
+# Winograd F(4x4, 3x3): 3x3 stride 1, channels in whole blocks, >= 384 output pixels.
+KERNEL_PATH_ROWS = [
+    Case("Convolution", "2d_winograd_16to16_8x8", [R_EXTRA.randn(6, 16, 8, 8), R_EXTRA.randn(16, 16, 3, 3) * 0.5,
+                                                   R_EXTRA.randn(16)],
+         dict(kernel=(3, 3), pad=(1, 1), num_filter=16), conv_ref, grad=(0, 1, 2), accum=16 * 9,
+         fwd_tol={"float32": (2e-4, 2e-4)}),
+    Case("Convolution", "2d_winograd_16to32_no_pad", [R_EXTRA.randn(2, 16, 16, 16), R_EXTRA.randn(32, 16, 3, 3) * 0.5],
+         dict(kernel=(3, 3), num_filter=32, no_bias=True), conv_ref, grad=(0, 1), accum=16 * 9,
+         fwd_tol={"float32": (2e-4, 2e-4)}),
+    # Few input channels (C < 8): 3 -> 16 with a 7x7 kernel, stride 2 (ResNet's stem).
+    Case("Convolution", "2d_few_channel_3to16_7x7_s2", [R_EXTRA.randn(2, 3, 32, 32), R_EXTRA.randn(16, 3, 7, 7) * 0.5,
+                                                        R_EXTRA.randn(16)],
+         dict(kernel=(7, 7), stride=(2, 2), pad=(3, 3), num_filter=16), conv_ref, grad=(0, 1, 2), accum=3 * 49),
+    # Channel-last data gradient: channels not a multiple of 8.
+    Case("Convolution", "2d_nhwc_12_channels", [R_EXTRA.randn(2, 8, 8, 12), R_EXTRA.randn(16, 3, 3, 12) * 0.5,
+                                                R_EXTRA.randn(16)],
+         dict(kernel=(3, 3), pad=(1, 1), num_filter=16, layout="NHWC"), conv_ref, grad=(0, 1, 2), accum=12 * 9),
+    Case("Convolution", "2d_12_channels_stride2", [R_EXTRA.randn(2, 12, 9, 9), R_EXTRA.randn(8, 12, 3, 3) * 0.5],
+         dict(kernel=(3, 3), stride=(2, 2), num_filter=8, no_bias=True), conv_ref, grad=(0, 1), accum=12 * 9),
+    Case("FullyConnected", "gemv_batch1_no_bias", [R_EXTRA.randn(1, 64), R_EXTRA.randn(10, 64)],
+         dict(num_hidden=10, no_bias=True), fc_ref, grad=(0, 1), accum=64),
+    Case("FullyConnected", "batch8_k100", [R_EXTRA.randn(8, 100), R_EXTRA.randn(12, 100), R_EXTRA.randn(12)],
+         dict(num_hidden=12), fc_ref, grad=(0, 1, 2), accum=100),
+    # Max pooling 3x3 stride 2 over channels in blocks of 8 (the channel-lane kernel).
+    # (values up to ~370 apart by 1/7: a wider difference step keeps float64 cancellation small)
+    pool_case("max_3x3_s2_16_channels", distinct(2, 16, 9, 9), kernel=(3, 3), stride=(2, 2), eps=1e-3),
+    pool_case("max_3x3_s2_pad_8_channels", distinct(1, 8, 10, 10), kernel=(3, 3), stride=(2, 2), pad=(1, 1),
+              eps=1e-3),
+    pool_case("max_3x3_s2_16_channels_full", distinct(1, 16, 8, 8), kernel=(3, 3), stride=(2, 2),
+              pooling_convention="full", eps=1e-3),
+]
+
+
+def sg_conv_ref(*xs, no_bias=False, with_bn=False, with_sum=False, sum_first=False, act_type=None, with_act=None,
+                eps=1e-3, fix_gamma=True, **conv):
+    xs = list(xs)
+    s = xs.pop(0) if with_sum and sum_first else None
+    x, w = xs.pop(0), xs.pop(0)
+    b = None if no_bias else xs.pop(0)
+    y = conv_ref(x, w, b, no_bias=no_bias, **conv)
+    if with_bn:
+        gamma, beta, mm, mv = xs[:4]
+        xs = xs[4:]
+        g = np.ones_like(gamma) if fix_gamma else gamma
+        y = (y - _bcast(mm, y.ndim, 1)) / np.sqrt(_bcast(mv, y.ndim, 1) + eps) * _bcast(g, y.ndim, 1) + \
+            _bcast(beta, y.ndim, 1)
+    if with_sum and not sum_first:
+        s = xs.pop(0)
+    if s is not None:
+        y = y + s
+    if act_type is not None and with_act is not False:
+        y = act_ref(y, act_type)
+    return y
+
+
+def sg_conv_case(name, xs, f, kernel, no_bias=False, with_bn=False, with_sum=False, sum_first=False, fwd_tol=None,
+                 **params):
+    c = xs[1]
+    x, w = R_EXTRA.randn(*xs), R_EXTRA.randn(f, c, *kernel) * 0.5
+    inputs = [x, w] + ([] if no_bias else [R_EXTRA.randn(f)])
+    if with_bn:
+        inputs += [R_EXTRA.rand(f) + 0.5, R_EXTRA.randn(f), R_EXTRA.randn(f) * 0.1, R_EXTRA.rand(f) + 0.5]
+    params = dict(kernel=kernel, num_filter=f, no_bias=no_bias, with_bn=with_bn, with_sum=with_sum,
+                  sum_first=sum_first, **params)
+    if with_sum:
+        out_shape = conv_ref(x, w, None, no_bias=True, kernel=kernel, num_filter=f,
+                             **{k: v for k, v in params.items() if k in ("stride", "pad", "dilate")}).shape
+        s = R_EXTRA.randn(*out_shape)
+        inputs = [s] + inputs if sum_first else inputs + [s]
+    return Case("_sg_onednn_conv", name, inputs, params, sg_conv_ref, grad=(), accum=c * int(np.prod(kernel)),
+                fwd_tol=fwd_tol)
+
+
+def sg_fc_ref(x, w, b=None, num_hidden=1, no_bias=False, flatten=True, act_type="relu"):
+    return act_ref(fc_ref(x, w, b, num_hidden=num_hidden, no_bias=no_bias, flatten=flatten), act_type)
+
+
+SG_ROWS = [
+    sg_conv_case("identity_act_pad", (2, 3, 6, 6), 4, (3, 3), pad=(1, 1), act_type="relu"),
+    sg_conv_case("relu", (2, 8, 6, 6), 8, (3, 3), act_type="relu"),
+    sg_conv_case("bn_relu", (2, 4, 5, 5), 6, (3, 3), with_bn=True, act_type="relu", fix_gamma=False),
+    sg_conv_case("bn_fix_gamma_no_bias", (1, 4, 5, 5), 4, (1, 1), no_bias=True, with_bn=True),
+    sg_conv_case("sum_relu", (2, 4, 5, 5), 4, (3, 3), pad=(1, 1), with_sum=True, act_type="relu"),
+    sg_conv_case("sum_first_sigmoid", (1, 3, 5, 5), 2, (3, 3), with_sum=True, sum_first=True, act_type="sigmoid"),
+    sg_conv_case("bn_sum_tanh_stride", (2, 4, 7, 7), 4, (3, 3), stride=(2, 2), with_bn=True, with_sum=True,
+                 act_type="tanh", fix_gamma=False),
+    sg_conv_case("softrelu", (1, 2, 5, 5), 3, (3, 3), act_type="softrelu"),
+    sg_conv_case("softsign_1d", (2, 3, 8), 4, (3,), act_type="softsign"),
+    # the Winograd and few-channel kernels with a fused ReLU (shapes as Convolution's rows above)
+    sg_conv_case("winograd_relu_16to16_8x8", (6, 16, 8, 8), 16, (3, 3), pad=(1, 1), act_type="relu",
+                 fwd_tol={"float32": (2e-4, 2e-4)}),
+    sg_conv_case("few_channel_relu_3to16_7x7_s2", (2, 3, 32, 32), 16, (7, 7), stride=(2, 2), pad=(3, 3),
+                 act_type="relu"),
+]
+for _act in ("relu", "sigmoid", "tanh", "softrelu", "softsign"):
+    SG_ROWS.append(Case("_sg_onednn_fully_connected", _act, [R_EXTRA.randn(3, 10), R_EXTRA.randn(5, 10),
+                                                            R_EXTRA.randn(5)],
+                        dict(num_hidden=5, act_type=_act), sg_fc_ref, grad=(), accum=10))
+SG_ROWS += [
+    Case("_sg_onednn_fully_connected", "no_bias_no_flatten", [R_EXTRA.randn(2, 3, 6), R_EXTRA.randn(4, 6)],
+         dict(num_hidden=4, no_bias=True, flatten=False, act_type="relu"), sg_fc_ref, grad=(), accum=6),
+    Case("_sg_onednn_fully_connected", "batch1_flatten", [R_EXTRA.randn(1, 2, 3, 4), R_EXTRA.randn(7, 24),
+                                                          R_EXTRA.randn(7)],
+         dict(num_hidden=7, act_type="tanh"), sg_fc_ref, grad=(), accum=24),
+]
+
+CASES = KERNEL_PATH_ROWS + SG_ROWS
