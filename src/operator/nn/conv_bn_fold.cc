@@ -16,7 +16,7 @@ namespace {
 std::atomic<uint64_t> total_folds{0};
 
 /*! \brief A per-channel vector of any real dtype, widened to double. */
-std::vector<double> ToDoubles(const TBlob& b) {
+std::vector<double> AsDoubles(const TBlob& b) {
   std::vector<double> v(b.Size());
   MXNET_REAL_TYPE_SWITCH(b.type_flag_, DType, {
     const DType* p = static_cast<const DType*>(b.dptr_);
@@ -45,9 +45,9 @@ void FoldBatchNorm(const std::vector<const TBlob*>& blobs, const BNFoldParams& p
   const TBlob& w = *blobs[0];
   const int64_t F = w.shape_[0];
   const int64_t inner = F > 0 ? w.Size() / F : 0;
-  const std::vector<double> gamma = ToDoubles(*blobs[2]), beta = ToDoubles(*blobs[3]);
-  const std::vector<double> mean = ToDoubles(*blobs[4]), var = ToDoubles(*blobs[5]);
-  const std::vector<double> bias = blobs[1] ? ToDoubles(*blobs[1]) : std::vector<double>(F, 0.0);
+  const std::vector<double> gamma = AsDoubles(*blobs[2]), beta = AsDoubles(*blobs[3]);
+  const std::vector<double> mean = AsDoubles(*blobs[4]), var = AsDoubles(*blobs[5]);
+  const std::vector<double> bias = blobs[1] ? AsDoubles(*blobs[1]) : std::vector<double>(F, 0.0);
   std::vector<double> scale(F), shift(F);
   for (int64_t c = 0; c < F; ++c) {
     scale[c] = (p.fix_gamma ? 1.0 : gamma[c]) / std::sqrt(var[c] + p.eps);
