@@ -86,9 +86,17 @@ if(USE_NCCL)
   find_package(NCCL)
   mxnet_require(NCCL_FOUND "libnccl-dev" "NCCL (USE_NCCL=ON)")
 endif()
+# MPI is optional even when asked for: the distributed kvstore's plugin (libmxnet_mpi.so) is
+# then not built and creating a dist kvstore says what to install.
 if(USE_MPI)
-  find_package(MPI COMPONENTS CXX)
-  mxnet_require(MPI_CXX_FOUND "libopenmpi-dev openmpi-bin" "MPI (USE_MPI=ON)")
+  find_package(MPI COMPONENTS C QUIET)
+  if(MPI_C_FOUND)
+    find_program(MXNET_MPIRUN NAMES mpirun mpiexec HINTS ${MPI_C_COMPILER_DIR})
+  else()
+    message(STATUS "MPI not found: building without libmxnet_mpi.so (the distributed kvstore); "
+                   "apt-get install libopenmpi-dev openmpi-bin to enable it")
+    set(USE_MPI OFF)
+  endif()
 endif()
 
 # Dependencies are PUBLIC on the object library so whatever links its objects (the shared
@@ -117,9 +125,6 @@ function(mxnet_link_dependencies target)
   endif()
   if(USE_NCCL)
     target_link_libraries(${target} PUBLIC NCCL::NCCL)
-  endif()
-  if(USE_MPI)
-    target_link_libraries(${target} PUBLIC MPI::MPI_CXX)
   endif()
 endfunction()
 

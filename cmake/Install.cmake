@@ -6,6 +6,10 @@ include(CMakePackageConfigHelpers)
 install(TARGETS mxnet EXPORT mxnetTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+if(USE_MPI)
+  # Beside libmxnet.so, where the library looks for it.
+  install(TARGETS mxnet_mpi LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+endif()
 install(FILES include/mxnet/c_api.h include/mxnet/c_predict_api.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/mxnet)
 install(EXPORT mxnetTargets NAMESPACE mxnet:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/mxnet)
 

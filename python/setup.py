@@ -1,20 +1,24 @@
-"""Installs the `mxnet` package; the library built in ../build is shipped inside it."""
+"""Installs the `mxnet` package; the library built in ../build is shipped inside it, with the
+MPI plugin of the distributed kvstore (libmxnet_mpi.so) when the build made one: libmxnet.so
+loads it from its own directory."""
 import os
 import shutil
 
 from setuptools import find_packages, setup
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-BUILT = os.path.join(HERE, "..", "build", "libmxnet.so")
-if os.path.isfile(BUILT):
-    shutil.copy2(BUILT, os.path.join(HERE, "mxnet", "libmxnet.so"))
+LIBRARIES = ["libmxnet.so", "libmxnet_mpi.so"]
+for name in LIBRARIES:
+    built = os.path.join(HERE, "..", "build", name)
+    if os.path.isfile(built):
+        shutil.copy2(built, os.path.join(HERE, "mxnet", name))
 
 setup(
     name="mxnet",
     version="1.9.1",
     description="MXNet-compatible deep learning runtime",
     packages=find_packages(include=["mxnet", "mxnet.*"]),
-    package_data={"mxnet": ["libmxnet.so"]},
+    package_data={"mxnet": LIBRARIES},
     install_requires=["numpy"],
     python_requires=">=3.8",
     license="Apache-2.0",

@@ -7,7 +7,7 @@ cd "$root"
 
 packages=(build-essential cmake ccache git pkg-config libdnnl-dev ocl-icd-opencl-dev libopenblas-dev libopenblas0-openmp
           libdmlc-dev libopencv-core-dev libopencv-imgproc-dev libturbojpeg0-dev libpng-dev
-          libgtest-dev libgmock-dev libbenchmark-dev libomp-dev python3 python3-venv python3-dev python3-numpy
+          libgtest-dev libgmock-dev libbenchmark-dev libomp-dev libopenmpi-dev openmpi-bin python3 python3-venv python3-dev python3-numpy
           dataset-fashion-mnist)
 missing=()
 for p in "${packages[@]}"; do

@@ -489,4 +489,60 @@ MXNET_DLL int MXDataIterGetCSRData(DataIterHandle handle, int which, NDArrayHand
 MXNET_DLL int MXRandomSeed(int seed);
 MXNET_DLL int MXRandomSeedContext(int seed, int dev_type, int dev_id);
 
+/* ---- kvstore (src/c_api/c_api_kvstore.cc) ---- */
+/*! \brief recv and local are new handles the callee owns (MXNDArrayFree); update local in place. */
+typedef void(MXKVStoreUpdater)(int key, NDArrayHandle recv, NDArrayHandle local, void* handle);
+typedef void(MXKVStoreStrUpdater)(const char* key, NDArrayHandle recv, NDArrayHandle local, void* handle);
+/*! \brief Server command callback (a dist server process; unused by this runtime's stores). */
+typedef void(MXKVStoreServerController)(int head, const char* body, void* controller_handle);
+/*! \brief type: local, device, nccl, dist_sync, dist_device_sync, dist_async, horovod (lower-cased). */
+MXNET_DLL int MXKVStoreCreate(const char* type, KVStoreHandle* out);
+MXNET_DLL int MXKVStoreFree(KVStoreHandle handle);
+MXNET_DLL int MXKVStoreInit(KVStoreHandle handle, uint32_t num, const int* keys, NDArrayHandle* vals);
+MXNET_DLL int MXKVStoreInitEx(KVStoreHandle handle, uint32_t num, const char** keys, NDArrayHandle* vals);
+MXNET_DLL int MXKVStorePush(KVStoreHandle handle, uint32_t num, const int* keys, NDArrayHandle* vals, int priority);
+MXNET_DLL int MXKVStorePushEx(KVStoreHandle handle, uint32_t num, const char** keys, NDArrayHandle* vals,
+                              int priority);
+MXNET_DLL int MXKVStorePull(KVStoreHandle handle, uint32_t num, const int* keys, NDArrayHandle* vals, int priority);
+MXNET_DLL int MXKVStorePullEx(KVStoreHandle handle, uint32_t num, const char** keys, NDArrayHandle* vals,
+                              int priority);
+MXNET_DLL int MXKVStorePullWithSparse(KVStoreHandle handle, uint32_t num, const int* keys, NDArrayHandle* vals,
+                                      int priority, bool ignore_sparse);
+MXNET_DLL int MXKVStorePullWithSparseEx(KVStoreHandle handle, uint32_t num, const char** keys, NDArrayHandle* vals,
+                                        int priority, bool ignore_sparse);
+/*! \brief Dense arrays: every out receives the stored rows listed in row_ids (int, 1-D), other rows 0. */
+MXNET_DLL int MXKVStorePullRowSparse(KVStoreHandle handle, uint32_t num, const int* keys, NDArrayHandle* vals,
+                                     const NDArrayHandle* row_ids, int priority);
+MXNET_DLL int MXKVStorePullRowSparseEx(KVStoreHandle handle, uint32_t num, const char** keys, NDArrayHandle* vals,
+                                       const NDArrayHandle* row_ids, int priority);
+MXNET_DLL int MXKVStorePushPull(KVStoreHandle handle, uint32_t vnum, const int* vkeys, uint32_t onum,
+                                const int* okeys, NDArrayHandle* vals, NDArrayHandle* outs, int priority);
+MXNET_DLL int MXKVStorePushPullEx(KVStoreHandle handle, uint32_t vnum, const char** vkeys, uint32_t onum,
+                                  const char** okeys, NDArrayHandle* vals, NDArrayHandle* outs, int priority);
+MXNET_DLL int MXKVStoreBroadcast(KVStoreHandle handle, uint32_t vnum, const int* vkeys, uint32_t onum,
+                                 const int* okeys, NDArrayHandle* vals, NDArrayHandle* outs, int priority);
+MXNET_DLL int MXKVStoreBroadcastEx(KVStoreHandle handle, uint32_t vnum, const char** vkeys, uint32_t onum,
+                                   const char** okeys, NDArrayHandle* vals, NDArrayHandle* outs, int priority);
+MXNET_DLL int MXKVStoreSetUpdater(KVStoreHandle handle, MXKVStoreUpdater updater, void* updater_handle);
+MXNET_DLL int MXKVStoreSetUpdaterEx(KVStoreHandle handle, MXKVStoreUpdater updater, MXKVStoreStrUpdater str_updater,
+                                    void* updater_handle);
+/*! \brief keys/vals: e.g. {"type": "2bit", "threshold": "0.5"}; only for device/dist types. */
+MXNET_DLL int MXKVStoreSetGradientCompression(KVStoreHandle handle, uint32_t num_params, const char** keys,
+                                              const char** vals);
+MXNET_DLL int MXKVStoreGetType(KVStoreHandle handle, const char** type);
+MXNET_DLL int MXKVStoreGetRank(KVStoreHandle handle, int* ret);
+MXNET_DLL int MXKVStoreGetGroupSize(KVStoreHandle handle, int* ret);
+/*! \brief Blocks until every rank reached it (local: returns at once). */
+MXNET_DLL int MXKVStoreBarrier(KVStoreHandle handle);
+MXNET_DLL int MXKVStoreSetBarrierBeforeExit(KVStoreHandle handle, const int barrier_before_exit);
+/*! \brief Roles from DMLC_ROLE (unset: worker). */
+MXNET_DLL int MXKVStoreIsWorkerNode(int* ret);
+MXNET_DLL int MXKVStoreIsServerNode(int* ret);
+MXNET_DLL int MXKVStoreIsSchedulerNode(int* ret);
+/*! \brief This runtime has no server processes: returns at once. */
+MXNET_DLL int MXKVStoreRunServer(KVStoreHandle handle, MXKVStoreServerController controller, void* controller_handle);
+MXNET_DLL int MXKVStoreSendCommmandToServers(KVStoreHandle handle, int cmd_id, const char* cmd_body);
+/*! \brief Ranks known to have failed (0 while healthy). */
+MXNET_DLL int MXKVStoreGetNumDeadNode(KVStoreHandle handle, const int node_id, int* number, const int timeout_sec);
+
 #endif  // MXNET_C_API_H_

@@ -29,6 +29,8 @@ from . import initializer
 from . import initializer as init
 from . import lr_scheduler
 from . import optimizer
+from . import kvstore
+from . import kvstore as kv
 from . import metric
 from . import io
 from . import image

@@ -7,6 +7,8 @@ NDArray dict whose keys say what each array is: `arg:<name>` for trainable argum
 import logging
 from collections import namedtuple
 
+import numpy as np
+
 from . import ndarray as nd
 from .context import cpu
 
@@ -82,12 +84,101 @@ def _multiple_callbacks(callbacks, *args, **kwargs):
     callbacks(*args, **kwargs)
 
 
+def _update_on_kvstore_default():
+    """MXNET_UPDATE_ON_KVSTORE as the runtime holds it (True unless set to a false value)."""
+    import ctypes
+    from .base import _LIB, check_call, c_str
+    value = ctypes.c_char_p()
+    check_call(_LIB.MXGetEnv(c_str("MXNET_UPDATE_ON_KVSTORE"), ctypes.byref(value)))
+    text = (value.value or b"1").decode("utf-8").strip().lower()
+    if text in ("", "1", "true", "yes", "on"):
+        return True
+    if text in ("0", "false", "no", "off"):
+        return False
+    return bool(int(text))
+
+
+# A weight with more elements than this is not updated inside a 'local' store: its CPU update
+# would be slower than updating the copies on their own devices.
+_LOCAL_UPDATE_MAX_SIZE = 1024 * 1024 * 16
+
+
 def _create_kvstore(kvstore, num_device, arg_params):
-    """(kvstore, update_on_kvstore). This build has no kvstore module: a single device needs
-    none, and several devices on one machine are reduced by the Module itself."""
-    if kvstore is None or isinstance(kvstore, str):
-        return None, False
-    # A KVStore object: use it when it looks like one.
-    if all(hasattr(kvstore, a) for a in ("init", "push", "pull")):
-        return kvstore, False
-    raise TypeError("kvstore must be a KVStore, a string or None, got %r" % (kvstore,))
+    """(kvstore, update_on_kvstore) for training on `num_device` local devices.
+
+    kvstore: None, a store type name or a store instance (used as given). A type name on one
+    device without 'dist' in it needs no store (None). update_on_kvstore starts from
+    MXNET_UPDATE_ON_KVSTORE, is False for exactly 'local' when some weight in arg_params (a dict
+    of arrays, or of anything with a shape) is over 16M elements, and False when the store
+    cannot run an optimizer; without a store it is False.
+    """
+    from . import kvstore as kvs
+    update_on_kvstore = _update_on_kvstore_default()
+    if kvstore is None:
+        kv = None
+    elif isinstance(kvstore, kvs.KVStoreBase):
+        kv = kvstore
+    elif isinstance(kvstore, str):
+        if num_device == 1 and "dist" not in kvstore:
+            kv = None
+        else:
+            kv = kvs.create(kvstore)
+            if kvstore == "local" and arg_params:
+                largest = max(int(np.prod(arr.shape)) if arr.shape else 1
+                              for arr in arg_params.values())
+                if largest > _LOCAL_UPDATE_MAX_SIZE:
+                    update_on_kvstore = False
+    else:
+        raise TypeError("kvstore must be a KVStore, a type name (str) or None, got %r"
+                        % (kvstore,))
+    if kv is None:
+        update_on_kvstore = False
+    else:
+        update_on_kvstore = update_on_kvstore and bool(kv.is_capable(kvs.KVStoreBase.OPTIMIZER))
+    return kv, update_on_kvstore
+
+
+def _initialize_kvstore(kvstore, param_arrays, arg_params, param_names, update_on_kvstore):
+    """Puts every parameter into the store under its name.
+
+    When the store updates the weights, its value (rank 0's in a distributed job) is also
+    broadcast into the device copies, so that every worker starts from the same weights.
+    """
+    for name, on_devices in zip(param_names, param_arrays):
+        if update_on_kvstore:
+            kvstore.broadcast(name, arg_params[name], out=on_devices)
+        else:
+            kvstore.init(name, arg_params[name])
+
+
+def _update_params_on_kvstore(param_arrays, grad_arrays, kvstore, param_names):
+    """The store sums each parameter's gradients, updates its weight and writes the new weight
+    into every device copy. Parameters without gradients are skipped."""
+    for index, (weights, grads) in enumerate(zip(param_arrays, grad_arrays)):
+        if grads is None or grads[0] is None:
+            continue
+        kvstore.pushpull(param_names[index], grads, out=weights, priority=-index)
+
+
+def _update_params(param_arrays, grad_arrays, updater, num_device, kvstore=None,
+                   param_names=None, param_index=None):
+    """Sums each parameter's gradients through the store (when there is one), then updates
+    every device copy with `updater`.
+
+    The copy of parameter i on device k is updated under index i * num_device + k, so each
+    device keeps its own optimizer state. param_index ({name: i}) overrides the position i
+    (modules sharing one optimizer).
+    """
+    per_device = [[] for _ in range(num_device)]
+    for pos, (weights, grads) in enumerate(zip(param_arrays, grad_arrays)):
+        if grads is None or grads[0] is None:
+            continue
+        if kvstore:
+            kvstore.pushpull(param_names[pos], grads, priority=-pos)
+        index = pos if param_index is None else param_index[param_names[pos]]
+        for k, (w, g) in enumerate(zip(weights, grads)):
+            per_device[k].append((index * num_device + k, g, w))
+    for updates in per_device:
+        if updates:
+            indices, grads, weights = zip(*updates)
+            updater(list(indices), list(grads), list(weights))

@@ -6,6 +6,7 @@ first input and fills the shape in (done imperatively, at the first forward).
 """
 import re
 import warnings
+import weakref
 from collections import OrderedDict
 
 import numpy as np
@@ -140,7 +141,9 @@ class Parameter(object):
 
     # -- internal helpers ------------------------------------------------------------------
     def _set_trainer(self, trainer):
-        self._trainer = trainer
+        """Remembers (weakly) the Trainer updating this parameter: changing the value behind
+        its back must make it refresh the copy its kvstore holds."""
+        self._trainer = weakref.ref(trainer) if trainer is not None else None
 
     def _check_and_get(self, arr_list, ctx):
         if arr_list is not None:
@@ -312,8 +315,16 @@ class Parameter(object):
             init, ctx, default_init, _ = self._deferred_init
             self._deferred_init = (init, ctx, default_init, data)
             return
+        # a store that updates the weights holds its own copy: the Trainer must start again
+        trainer = self._trainer() if self._trainer is not None else None
+        if trainer is not None and trainer._kv_initialized and trainer._update_on_kvstore and \
+                self not in trainer._params_to_init:
+            trainer._reset_kvstore()
         for arr in self._check_and_get(self._data, list):
-            arr[:] = data
+            if isinstance(data, nd.NDArray) and data.context != arr.context:
+                arr[:] = data.as_in_context(arr.context)
+            else:
+                arr[:] = data
 
     def data(self, ctx=None):
         """The array on `ctx` (the only one, or the current context's, when None)."""

@@ -13,7 +13,8 @@ from .. import optimizer as opt
 from ..context import Context, cpu
 from ..initializer import InitDesc, Uniform
 from ..io import DataDesc
-from ..model import _create_kvstore, load_checkpoint
+from ..model import (_create_kvstore, _initialize_kvstore, _update_params,
+                     _update_params_on_kvstore, load_checkpoint)
 from .base_module import BaseModule, _check_input_names, _parse_data_desc
 from .executor_group import DataParallelExecutorGroup
 
@@ -78,6 +79,7 @@ class Module(BaseModule):
         self._optimizer = None
         self._kvstore = None
         self._update_on_kvstore = None
+        self._kv_keys = set()
         self._updater = None
         self._param_index = None
         self._preload_opt_states = None
@@ -309,17 +311,21 @@ class Module(BaseModule):
         kvstore, update_on_kvstore = _create_kvstore(kvstore, len(self._context),
                                                      self._arg_params)
         batch_size = self._exec_group.batch_size
-        if kvstore is not None and "dist" in getattr(kvstore, "type", "") and \
-                "_sync" in getattr(kvstore, "type", ""):
+        if kvstore and "dist" in kvstore.type and "_sync" in kvstore.type:
             batch_size *= kvstore.num_workers
         rescale_grad = 1.0 / batch_size
 
         num_dev = len(self._context)
-        self._param_index = {name: i for i, name in enumerate(self._exec_group.param_names)}
-        idx2name = {}
-        for i, name in enumerate(self._exec_group.param_names):
-            for k in range(num_dev):
-                idx2name[i * num_dev + k] = name
+        param_names = self._exec_group.param_names
+        self._param_index = {name: i for i, name in enumerate(param_names)}
+        if update_on_kvstore:
+            # the store updates one weight per parameter, keyed by its name (which its
+            # updater receives as bytes): both find the name's lr/wd multipliers
+            idx2name = dict(enumerate(param_names))
+            idx2name.update((name.encode("utf-8"), name) for name in param_names)
+        else:
+            idx2name = {i * num_dev + k: name
+                        for i, name in enumerate(param_names) for k in range(num_dev)}
 
         if isinstance(optimizer, str):
             params = dict(optimizer_params) if optimizer_params else {}
@@ -341,7 +347,23 @@ class Module(BaseModule):
         self._optimizer = optimizer
         self._kvstore = kvstore
         self._update_on_kvstore = update_on_kvstore
-        self._updater = opt.get_updater(optimizer)
+        self._updater = None
+        self._kv_keys = set()
+        if kvstore:
+            if self._compression_params:
+                kvstore.set_gradient_compression(self._compression_params)
+            if update_on_kvstore:
+                kvstore.set_optimizer(self._optimizer)
+            # the store starts from the module's parameters
+            _initialize_kvstore(kvstore=kvstore, param_arrays=self._exec_group.param_arrays,
+                                arg_params=self._arg_params, param_names=self._param_names,
+                                update_on_kvstore=update_on_kvstore)
+            self._kv_keys.update(self._param_names)
+            if update_on_kvstore:
+                # the devices now hold the store's values (rank 0's in a distributed job)
+                self._params_dirty = True
+        if not update_on_kvstore:
+            self._updater = opt.get_updater(optimizer)
         self.optimizer_initialized = True
         if self._preload_opt_states is not None:
             self.load_optimizer_states(self._preload_opt_states)
@@ -361,12 +383,29 @@ class Module(BaseModule):
                 index[name] = len(index)
         shared_module._param_index = index
         self._param_index = index
+        # parameters only this module has join the shared store
+        keys = getattr(shared_module, "_kv_keys", None)
+        self._kv_keys = keys if keys is not None else set()
+        if self._kvstore:
+            missing = [(name, arrays) for name, arrays in
+                       zip(self._exec_group.param_names, self._exec_group.param_arrays)
+                       if name not in self._kv_keys]
+            if missing:
+                if self._params_dirty:
+                    self._sync_params_from_devices()
+                names, arrays = zip(*missing)
+                _initialize_kvstore(self._kvstore, list(arrays), self._arg_params, list(names),
+                                    self._update_on_kvstore)
+                self._kv_keys.update(names)
         self.optimizer_initialized = True
 
     def save_optimizer_states(self, fname):
         """Writes the updater's states (pickled) to fname."""
         if not self.optimizer_initialized:
             raise RuntimeError("init_optimizer before save_optimizer_states")
+        if self._update_on_kvstore:
+            self._kvstore.save_optimizer_states(fname)
+            return
         with open(fname, "wb") as fout:
             fout.write(self._updater.get_states())
 
@@ -374,6 +413,9 @@ class Module(BaseModule):
         """Restores states written by save_optimizer_states."""
         if not self.optimizer_initialized:
             raise RuntimeError("init_optimizer before load_optimizer_states")
+        if self._update_on_kvstore:
+            self._kvstore.load_optimizer_states(fname)
+            return
         with open(fname, "rb") as fin:
             self._updater.set_states(fin.read())
 
@@ -414,34 +456,26 @@ class Module(BaseModule):
         self._exec_group.backward(out_grads=out_grads)
 
     def update(self):
-        """Applies the optimizer to every non-fixed parameter from the last backward."""
+        """Applies the optimizer to every non-fixed parameter from the last backward.
+
+        With a kvstore the gradients of the devices (and workers) are summed there; the store
+        then either updates the weights itself (update_on_kvstore) or hands the sum back for
+        the module's updater. Without one, the devices' gradients are summed here.
+        """
         self._check_ready()
         if not self.optimizer_initialized:
             raise RuntimeError("init_optimizer before update")
         self._params_dirty = True
         group = self._exec_group
-        num_dev = len(self._context)
-        names, weights, grads = [], [], []
-        for name, w_list, g_list in zip(group.param_names, group.param_arrays,
-                                        group.grad_arrays):
-            if g_list is None or g_list[0] is None:
-                continue
-            names.append(name)
-            weights.append(w_list)
-            grads.append(g_list)
-        if not names:
+        if self._update_on_kvstore:
+            _update_params_on_kvstore(group.param_arrays, group.grad_arrays, self._kvstore,
+                                      group.param_names)
             return
-        if num_dev > 1:
-            # the gradient of the whole batch, on every device (what a local kvstore does)
-            for g_list in grads:
-                total = g_list[0].copy()
-                for g in g_list[1:]:
-                    total += g.as_in_context(total.context)
-                for g in g_list:
-                    total.as_in_context(g.context).copyto(g)
-        for k in range(num_dev):
-            idx = [self._param_index[n] * num_dev + k for n in names]
-            self._updater(idx, [g[k] for g in grads], [w[k] for w in weights])
+        if not self._kvstore:
+            _sum_across_devices(group.grad_arrays)
+        _update_params(group.param_arrays, group.grad_arrays, updater=self._updater,
+                       num_device=len(self._context), kvstore=self._kvstore,
+                       param_names=group.param_names, param_index=self._param_index)
 
     def get_outputs(self, merge_multi_context=True):
         self._check_ready()
@@ -472,3 +506,15 @@ class Module(BaseModule):
 
     def prepare(self, data_batch, sparse_row_id_fn=None):
         super(Module, self).prepare(data_batch, sparse_row_id_fn=sparse_row_id_fn)
+
+
+def _sum_across_devices(grad_arrays):
+    """Every device's gradient becomes the sum over the devices (no kvstore to do it)."""
+    for grads in grad_arrays or []:
+        if grads is None or len(grads) < 2 or grads[0] is None:
+            continue
+        total = grads[0].copy()
+        for g in grads[1:]:
+            total += g.as_in_context(total.context)
+        for g in grads:
+            total.as_in_context(g.context).copyto(g)

@@ -278,6 +278,8 @@ class Updater(object):
 
     def __call__(self, index, grad, weight):
         indices = index if isinstance(index, (list, tuple)) else [index]
+        # A kvstore passes str keys as the bytes its C callback received; states are kept by str.
+        indices = [i.decode("utf-8") if isinstance(i, bytes) else i for i in indices]
         grads = grad if isinstance(grad, (list, tuple)) else [grad]
         weights = weight if isinstance(weight, (list, tuple)) else [weight]
         if weights:

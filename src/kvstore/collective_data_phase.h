@@ -1,0 +1,65 @@
+/*!
+ * \file collective_data_phase.h
+ * \brief The data movement of one (fused) collective, as non-blocking state machines the
+ *        communication thread advances between its other duties (control messages, deadlines,
+ *        liveness checks).
+ */
+#ifndef MXNET_KVSTORE_COLLECTIVE_DATA_PHASE_H_
+#define MXNET_KVSTORE_COLLECTIVE_DATA_PHASE_H_
+
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+#include "kvstore/transport.h"
+
+namespace mxnet {
+namespace kvstore {
+
+/*!
+ * \brief Messages are cut into chunks of at most this many bytes. Large enough that the cost
+ *        per message (microseconds) is lost in the copy (about a millisecond per MiB-chunk
+ *        over shared memory is far less, so: several chunks per slice from a few MiB on, and
+ *        the sum of one chunk overlaps the transfer of the next); small enough that the
+ *        allreduce's receive space stays bounded (kReceiveWindow chunks per peer) and MPI's
+ *        int counts are never near their limit.
+ */
+constexpr size_t kDefaultChunkBytes = 1 << 20;
+/*! \brief Chunks a rank may receive ahead of its summing, per peer. */
+constexpr size_t kReceiveWindow = 4;
+
+/*! \brief Receive space reused across collectives (allocated once, grown when needed). */
+class ScratchSpace {
+ public:
+  char* Get(size_t bytes);
+
+ private:
+  std::unique_ptr<char[]> data_;
+  size_t size_ = 0;
+};
+
+class DataPhase {
+ public:
+  virtual ~DataPhase() = default;
+  /*! \brief Advances without blocking; true once finished. Sets *progressed when anything moved. */
+  virtual bool Progress(bool* progressed) = 0;
+  /*! \brief Ranks with a send or receive of ours still outstanding (whom we wait for). */
+  virtual std::vector<int> AwaitedPeers() const = 0;
+};
+
+/*!
+ * \brief Sum of count elements of dtype in place across all ranks: the buffer is cut into one
+ *        near-equal contiguous slice per rank; rank j receives slice j from every rank, sums the
+ *        contributions in rank order (collective_sum.h), then every rank receives every summed
+ *        slice. Bit-identical on all ranks.
+ */
+std::unique_ptr<DataPhase> StartAllreduce(Transport* transport, void* data, size_t count, int dtype,
+                                          size_t chunk_bytes, ScratchSpace* scratch);
+
+/*! \brief Rank 0's bytes copied into every rank's buffer. */
+std::unique_ptr<DataPhase> StartBroadcast(Transport* transport, void* data, size_t bytes, size_t chunk_bytes);
+
+}  // namespace kvstore
+}  // namespace mxnet
+
+#endif  // MXNET_KVSTORE_COLLECTIVE_DATA_PHASE_H_

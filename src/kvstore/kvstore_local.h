@@ -1,0 +1,64 @@
+/*!
+ * \file kvstore_local.h
+ * \brief The single-process stores: "local" sums in host memory; "device" sums where the
+ *        values live (the least-loaded of their devices holds a key's sum) and can compress.
+ */
+#ifndef MXNET_KVSTORE_KVSTORE_LOCAL_H_
+#define MXNET_KVSTORE_KVSTORE_LOCAL_H_
+
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "mxnet/kvstore.h"
+
+namespace mxnet {
+namespace kvstore {
+
+class KVStoreLocal : public KVStore {
+ public:
+  explicit KVStoreLocal(const std::string& type);
+  ~KVStoreLocal() override;
+
+ protected:
+  void InitImpl(const std::vector<int>& keys, const std::vector<NDArray>& values) override;
+  void PushImpl(const std::vector<int>& keys, const std::vector<std::vector<NDArray>>& values,
+                int priority) override;
+  void PullImpl(const std::vector<int>& keys, const std::vector<std::vector<NDArray*>>& outs, int priority) override;
+  void PullRowSparseImpl(const std::vector<int>& keys, const std::vector<std::vector<NDArray*>>& outs,
+                         const std::vector<std::vector<NDArray>>& row_ids, int priority) override;
+
+  /*!
+   * \brief The sum of this process's values of key; may be values[0] itself (never write to
+   *        the result unless owned_result says it is the store's own buffer).
+   */
+  NDArray ReduceLocal(int key, const std::vector<NDArray>& values, int priority, bool* owned_result);
+  /*!
+   * \brief What the stored value is updated from, given this process's sum. Distributed stores
+   *        sum it across ranks here.
+   */
+  virtual NDArray Aggregate(int key, const NDArray& local_sum, bool owned, int priority);
+  /*! \brief The stored value of key, or a clear error when it was never initialized. */
+  NDArray& Stored(int key);
+  bool IsStored(int key) const { return store_.count(key) != 0; }
+  /*! \brief An array the store owns, one per (key, slot), made (zero-filled) at first use. */
+  NDArray& Buffer(int key, int slot, const TShape& shape, int dtype, Context ctx);
+  /*! \brief Waits for every engine operation that touches the store's own arrays. */
+  void WaitForStore();
+
+ private:
+  Context MergeContext(int key, const std::vector<NDArray>& values);
+  NDArray Compressed(int key, const std::vector<NDArray>& values, int priority);
+
+  std::unordered_map<int, NDArray> store_;
+  // Per-key buffers: slot 0 = the merged sum; 1.. = compression residuals and scratch.
+  std::map<std::pair<int, int>, NDArray> buffers_;
+  std::unordered_map<int, Context> merge_ctx_;
+  std::map<Context, size_t> merge_load_;
+};
+
+}  // namespace kvstore
+}  // namespace mxnet
+
+#endif  // MXNET_KVSTORE_KVSTORE_LOCAL_H_
