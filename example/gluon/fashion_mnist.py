@@ -10,6 +10,22 @@ the same. With matplotlib installed it also draws the training curves to a PNG.
 Data: the four idx files of Fashion-MNIST, from $MXNET_HOME/datasets/fashion-mnist or where
 Debian's dataset-fashion-mnist package installs them (/usr/share/datasets/fashion-mnist);
 or, with --rec-dir, train.rec and test.rec made by example/gluon/fashion_mnist_to_rec.py.
+
+Data-parallel training over several processes: --kvstore dist_sync under mpirun (or
+tools/launch.py), e.g.
+
+    mpirun -np 2 python example/gluon/fashion_mnist.py --kvstore dist_sync --batch-size 32
+    python tools/launch.py -n 2 --launcher local python example/gluon/fashion_mnist.py \
+        --kvstore dist_sync --batch-size 32
+
+Every rank trains on its own 1/N of the training set (contiguous shards of equal size; up to
+N-1 samples left over are dropped so that every rank runs the same number of steps), with
+--batch-size samples per rank per step. The Trainer sums the gradients of all ranks and
+normalises by the samples of the whole step (N x batch), so N ranks at batch b follow the
+same update rule as one process at batch N*b with the same --lr. Every rank evaluates its
+share of the test set and the counts are summed; the training loss and accuracy are summed
+over the ranks too. Only rank 0 prints, saves the parameters and draws the curves. Keep
+--workers 0 there: the kvstore's MPI does not survive a fork.
 """
 import argparse
 import os
@@ -50,6 +66,10 @@ def parse_args(argv=None):
     parser.add_argument("--out-dir", default="fashion_mnist_output",
                         help="where the .params file, the PNG and the trace go")
     parser.add_argument("--no-progress", action="store_true", help="no per-batch progress bar")
+    parser.add_argument("--kvstore", default=None,
+                        help="kvstore type for the Trainer; 'dist_sync' (under mpirun or "
+                             "tools/launch.py) trains data-parallel over the job's ranks, each "
+                             "on its 1/N of the training data (default: the Trainer's own)")
     return parser.parse_args(argv)
 
 
@@ -115,16 +135,27 @@ def load_datasets(args):
                                                                       train=False)
 
 
-def make_loaders(args):
+def make_loaders(args, rank=0, num_workers=1):
+    """Training and test loaders of this rank's shards (everything when num_workers is 1), and
+    the sizes of the whole training and test sets used."""
     train_set, test_set = load_datasets(args)
     if args.limit:
         train_set = train_set.take(args.limit)
         test_set = test_set.take(args.limit)
+    if num_workers > 1:
+        # Equal training shards, so every rank takes the same number of steps (a collective per
+        # step); the test shards may differ by one sample, their counts are summed.
+        train_set = train_set.take(len(train_set) // num_workers * num_workers)
+        n_train, n_test = len(train_set), len(test_set)
+        train_set = train_set.shard(num_workers, rank)
+        test_set = test_set.shard(num_workers, rank)
+    else:
+        n_train, n_test = len(train_set), len(test_set)
     train = gluon.data.DataLoader(train_set, batch_size=args.batch_size, shuffle=True,
                                   num_workers=args.workers)
     test = gluon.data.DataLoader(test_set, batch_size=256, shuffle=False,
                                  num_workers=args.workers)
-    return train, test, len(train_set), len(test_set)
+    return train, test, n_train, n_test
 
 
 # ToTensor + Normalize, applied to whole batches (uint8 NHWC -> normalised float32 NCHW).
@@ -136,19 +167,60 @@ def preprocess(images, ctx):
     return TRANSFORM(images.as_in_context(ctx))
 
 
-def evaluate(net, loader, ctx):
+class Job(object):
+    """Where this process stands in the training job: rank, ranks, and the sums over them."""
+
+    def __init__(self, kvstore=None):
+        self.kvstore = kvstore
+        self.rank = kvstore.rank if kvstore is not None else 0
+        self.num_workers = kvstore.num_workers if kvstore is not None else 1
+        self._stats = None
+
+    @property
+    def main(self):
+        return self.rank == 0
+
+    def sum(self, values):
+        """The element-wise sum of a list of numbers over the ranks (as float64)."""
+        if self.num_workers == 1:
+            return list(values)
+        if self._stats is None:
+            # A store of its own: the Trainer's store may hold an optimizer that would apply to
+            # anything pushed to it.
+            self._stats = mx.kv.create(self.kvstore.type)
+            self._keys = set()
+        key = "sums%d" % len(values)
+        if key not in self._keys:
+            self._stats.init(key, mx.nd.zeros((len(values),), dtype="float64"))
+            self._keys.add(key)
+        arr = mx.nd.array(values, dtype="float64")
+        self._stats.pushpull(key, arr)
+        return [float(v) for v in arr.asnumpy()]
+
+
+def evaluate_counts(net, loader, ctx):
+    """(correct, samples) over a loader."""
     metric = mx.metric.Accuracy()
     for images, labels in loader:
         out = net(preprocess(images, ctx))
         metric.update(labels, out)
-    return metric.get()[1]
+    return metric.sum_metric, metric.num_inst
 
 
-def train_epoch(net, loader, trainer, loss_fn, ctx, epoch, args):
+def evaluate(net, loader, ctx, job=None):
+    """Accuracy over the loader, summed over the ranks' loaders when a job is given."""
+    correct, samples = evaluate_counts(net, loader, ctx)
+    if job is not None:
+        correct, samples = job.sum([correct, samples])
+    return correct / max(samples, 1)
+
+
+def train_epoch(net, loader, trainer, loss_fn, ctx, epoch, args, job=None):
+    job = job or Job()
     metric = mx.metric.Accuracy()
     total_loss, samples = 0.0, 0
     progress = Progress(len(loader), "epoch %d/%d" % (epoch, args.epochs),
-                        enabled=not args.no_progress)
+                        enabled=not args.no_progress and job.main)
     tic = time.time()
     for images, labels in loader:
         data = preprocess(images, ctx)
@@ -157,16 +229,22 @@ def train_epoch(net, loader, trainer, loss_fn, ctx, epoch, args):
             out = net(data)
             loss = loss_fn(out, labels)
         loss.backward()
-        trainer.step(data.shape[0])
+        # The gradients are summed over the ranks (equal shards: the same batch on each), so
+        # they are normalised by the samples of the whole step.
+        trainer.step(data.shape[0] * job.num_workers)
         batch = data.shape[0]
         total_loss += float(loss.sum().asscalar())
         samples += batch
         metric.update(labels, out)
-        rate = samples / max(time.time() - tic, 1e-9)
+        rate = samples * job.num_workers / max(time.time() - tic, 1e-9)
         progress.update("loss=%.4f acc=%.4f %.0f samples/s"
                         % (total_loss / samples, metric.get()[1], rate))
     progress.close()
-    return total_loss / max(samples, 1), metric.get()[1], time.time() - tic, samples
+    correct, seen = metric.sum_metric, metric.num_inst
+    if job.num_workers > 1:
+        total_loss, samples, correct, seen = job.sum([total_loss, samples, correct, seen])
+    return (total_loss / max(samples, 1), correct / max(seen, 1), time.time() - tic,
+            int(samples))
 
 
 def save_curves(history, path):
@@ -205,23 +283,45 @@ def main(argv=None):
         ctx = mx.gpu(0)
     else:
         ctx = mx.cpu()
-    os.makedirs(args.out_dir, exist_ok=True)
+    distributed = bool(args.kvstore) and "dist" in args.kvstore
+    job = Job(mx.kv.create(args.kvstore) if distributed else None)
+    if job.main:
+        os.makedirs(args.out_dir, exist_ok=True)
 
     try:
-        train_loader, test_loader, n_train, n_test = make_loaders(args)
+        train_loader, test_loader, n_train, n_test = make_loaders(args, job.rank,
+                                                                  job.num_workers)
     except IOError as err:
         print(err, file=sys.stderr)
         return 1
-    print("Fashion-MNIST: %d training and %d test samples, batch %d, %s"
-          % (n_train, n_test, args.batch_size, ctx))
+    if job.main:
+        print("Fashion-MNIST: %d training and %d test samples, batch %d, %s"
+              % (n_train, n_test, args.batch_size, ctx))
+        if distributed:
+            print("Data-parallel over %d ranks (kvstore %s): %d training samples per rank, "
+                  "batch %d per rank, %d per step" % (job.num_workers, args.kvstore,
+                                                       n_train // job.num_workers,
+                                                       args.batch_size,
+                                                       args.batch_size * job.num_workers),
+                  flush=True)
 
     net = build_net()
     net.initialize(mx.init.Xavier(), ctx=ctx)
     if args.hybridize:
         net.hybridize()
+    trainer_kwargs = {}
+    if distributed:
+        # Rank 0's initial parameters reach every rank; each rank then applies the update to
+        # its own copy (the last batch of an epoch may be smaller, and a local update always
+        # sees the step's own normalisation).
+        trainer_kwargs = {"kvstore": job.kvstore, "update_on_kvstore": False}
+    elif args.kvstore:
+        trainer_kwargs = {"kvstore": args.kvstore}
     trainer = gluon.Trainer(net.collect_params(), "sgd",
-                            {"learning_rate": args.lr, "momentum": args.momentum})
+                            {"learning_rate": args.lr, "momentum": args.momentum},
+                            **trainer_kwargs)
     loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
+    args.profile = args.profile and job.main
 
     if args.profile:
         mx.profiler.set_config(profile_all=True, aggregate_stats=True,
@@ -231,29 +331,41 @@ def main(argv=None):
     history = []
     for epoch in range(1, args.epochs + 1):
         loss, train_acc, seconds, samples = train_epoch(net, train_loader, trainer, loss_fn,
-                                                        ctx, epoch, args)
-        test_acc = evaluate(net, test_loader, ctx)
+                                                        ctx, epoch, args, job)
+        test_acc = evaluate(net, test_loader, ctx, job)
         history.append({"epoch": epoch, "loss": loss, "train_acc": train_acc,
                         "test_acc": test_acc})
-        print("Epoch %d: loss %.4f, train accuracy %.4f, test accuracy %.4f, time %.1f s "
-              "(%.0f samples/s)" % (epoch, loss, train_acc, test_acc, seconds,
-                                    samples / max(seconds, 1e-9)), flush=True)
+        if job.main:
+            print("Epoch %d: loss %.4f, train accuracy %.4f, test accuracy %.4f, time %.1f s "
+                  "(%.0f samples/s)" % (epoch, loss, train_acc, test_acc, seconds,
+                                        samples / max(seconds, 1e-9)), flush=True)
 
     if args.profile:
         mx.profiler.set_state("stop")
         mx.profiler.dump()
         print("Profiler trace: %s" % os.path.join(args.out_dir, "profile.json"))
 
+    final_acc = history[-1]["test_acc"] if history else evaluate(net, test_loader, ctx, job)
+    if not job.main:
+        return 0
     params_file = os.path.join(args.out_dir, "fashion_mnist_lenet.params")
     net.save_parameters(params_file)
     fresh = build_net()
     fresh.load_parameters(params_file, ctx=ctx)
-    reloaded_acc = evaluate(fresh, test_loader, ctx)
-    final_acc = history[-1]["test_acc"] if history else evaluate(net, test_loader, ctx)
-    same = abs(reloaded_acc - final_acc) < 1e-9
-    print("Saved %s; reloaded into a fresh network: test accuracy %.4f (%s)"
-          % (params_file, reloaded_acc, "same as trained" if same else
-             "DIFFERS from %.4f" % final_acc))
+    where = ""
+    if distributed:
+        # Rank 0 alone (the file need not be visible to the other ranks' hosts): the trained
+        # and the reloaded network on its share of the test set.
+        trained, seen = evaluate_counts(net, test_loader, ctx)
+        reloaded, _ = evaluate_counts(fresh, test_loader, ctx)
+        reloaded_acc, trained_acc = reloaded / max(seen, 1), trained / max(seen, 1)
+        where = " on rank 0's %d test samples" % seen
+    else:
+        reloaded_acc, trained_acc = evaluate(fresh, test_loader, ctx), final_acc
+    same = abs(reloaded_acc - trained_acc) < 1e-9
+    print("Saved %s; reloaded into a fresh network: test accuracy %.4f%s (%s)"
+          % (params_file, reloaded_acc, where, "same as trained" if same else
+             "DIFFERS from %.4f" % trained_acc))
     if history and save_curves(history, os.path.join(args.out_dir, "fashion_mnist_curves.png")):
         print("Training curves: %s" % os.path.join(args.out_dir, "fashion_mnist_curves.png"))
     print("Final test accuracy: %.4f" % final_acc)

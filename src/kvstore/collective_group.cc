@@ -156,7 +156,7 @@ void CollectiveGroup::Shutdown() {
         // finalize cannot wait for a rank that is still working (or gone).
         Slot last;
         last.desc.kind = CollectiveKind::kBarrier;
-        last.desc.key = -1;
+        last.desc.key = protocol::kShutdownKey;
         last.started = true;
         last.done = [](const std::string&) {};
         impl->slots.push_back(std::move(last));

@@ -94,15 +94,19 @@ void CollectiveGroup::Impl::Loop() {
     // loop keeps polling (yielding the core), and for a while after the last one too: the
     // next usually follows at once (a training step's gradients), and waking a sleeping
     // thread costs more than the collective itself for small ones. Then it naps while
-    // waiting for peers, and sleeps until a caller wakes it when nothing is pending.
+    // waiting for peers (longer after 50 ms), and sleeps until a caller wakes it when nothing
+    // is pending.
     const bool busy = Busy();
-    if (now - last_progress < (busy ? std::chrono::milliseconds(5) : std::chrono::milliseconds(1))) {
+    const auto idle = now - last_progress;
+    if (idle < (busy ? std::chrono::milliseconds(5) : std::chrono::milliseconds(1))) {
       std::this_thread::yield();
       continue;
     }
+    const auto nap = !busy ? std::chrono::microseconds(2000)
+                     : idle < std::chrono::milliseconds(50) ? std::chrono::microseconds(100)
+                                                            : std::chrono::microseconds(1000);
     std::unique_lock<std::mutex> lock(mu);
-    wake_cv.wait_for(lock, busy ? std::chrono::microseconds(200) : std::chrono::microseconds(2000),
-                     [this] { return wake; });
+    wake_cv.wait_for(lock, nap, [this] { return wake; });
     wake = false;
   }
 }

@@ -213,15 +213,14 @@ std::string DescribeCollective(const CollectiveDesc& d) {
     case CollectiveKind::kBroadcast:
       return "broadcast of key " + std::to_string(d.key) + " (" + std::to_string(d.count) + " " + DTypeText(d.dtype) + ")";
     case CollectiveKind::kBarrier:
-      return "barrier";
+      return d.key == kShutdownKey ? "its shutdown (the end of its distributed kvstore)" : "barrier";
   }
   return "collective of unknown kind " + std::to_string(static_cast<int>(d.kind));
 }
 
 bool SameCollective(const CollectiveDesc& a, const CollectiveDesc& b) {
-  if (a.kind != b.kind) return false;
-  if (a.kind == CollectiveKind::kBarrier) return true;
-  return a.key == b.key && a.count == b.count && a.dtype == b.dtype;
+  if (a.kind != b.kind || a.key != b.key) return false;
+  return a.kind == CollectiveKind::kBarrier || (a.count == b.count && a.dtype == b.dtype);
 }
 
 size_t CollectiveBytes(const CollectiveDesc& d) {

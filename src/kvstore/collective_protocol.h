@@ -28,6 +28,9 @@ constexpr int kTagReduceScatter = 2;
 constexpr int kTagAllgather = 3;
 constexpr int kTagBroadcast = 4;
 
+/*! \brief Key of the barrier a group holds when it shuts down (a kvstore's barriers use -1). */
+constexpr int64_t kShutdownKey = -2;
+
 constexpr size_t kMaxDescsPerReport = 1024;
 constexpr size_t kMaxCollectivesPerPlan = 1024;
 constexpr size_t kMaxErrorBytes = 8192;
@@ -94,8 +97,12 @@ ControlMessage DecodeControl(const char* data, size_t bytes);
 std::vector<PlannedGroup> PlanGroups(const std::vector<CollectiveDesc>& descs, const std::vector<int>& abandoned_by,
                                      size_t fusion_bytes);
 
-/*! \brief "allreduce of key 7 (1000 float32)", "broadcast of key 3 (12 int64)", "barrier". */
+/*!
+ * \brief "allreduce of key 7 (1000 float32)", "broadcast of key 3 (12 int64)", "barrier", or
+ *        "its shutdown (the end of its distributed kvstore)".
+ */
 std::string DescribeCollective(const CollectiveDesc& desc);
+/*! \brief Same kind and key, and for data collectives the same count and dtype. */
 bool SameCollective(const CollectiveDesc& a, const CollectiveDesc& b);
 /*! \brief Bytes of the collective's data (0 for a barrier). */
 size_t CollectiveBytes(const CollectiveDesc& desc);

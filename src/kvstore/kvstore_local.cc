@@ -5,10 +5,14 @@
  */
 #include "kvstore/kvstore_local.h"
 
+#include <algorithm>
 #include <vector>
 
+#include "kvstore/comm_tree.h"
+#include "kvstore/comm_tree_reduce.h"
 #include "kvstore/gradient_compression.h"
 #include "kvstore/reduce_cpu.h"
+#include "mxnet/env.h"
 #include "mxnet/error.h"
 
 namespace mxnet {
@@ -94,9 +98,32 @@ NDArray KVStoreLocal::ReduceLocal(int key, const std::vector<NDArray>& values, i
     *owned_result = false;
     return values[0];
   }
+  NDArray tree_sum = TreeSum(key, values, priority);
+  if (!tree_sum.is_none()) return tree_sum;
   NDArray& merged = Buffer(key, kMergedSlot, values[0].shape(), values[0].dtype(), MergeContext(key, values));
   PushSum(values, merged, KeyName(key), priority);
   return merged;
+}
+
+NDArray KVStoreLocal::TreeSum(int key, const std::vector<NDArray>& values, int priority) {
+  if (type().find("device") == std::string::npos || !env::GetBool(env::Var::MXNET_KVSTORE_USETREE)) return NDArray();
+  std::vector<Context> devices;
+  for (const auto& v : values) {
+    if (std::find(devices.begin(), devices.end(), v.ctx()) != devices.end()) return NDArray();  // trees need one value per device
+    devices.push_back(v.ctx());
+  }
+  KeyTree& tree = tree_reducers_[key];
+  if (!tree.reducer || tree.devices != devices || tree.shape != values[0].shape() || tree.dtype != values[0].dtype()) {
+    auto it = trees_.find(devices);
+    if (it == trees_.end()) it = trees_.emplace(devices, BuildDeviceTrees(devices)).first;
+    const Context home = MergeContext(key, values);
+    const auto pos = std::find(devices.begin(), devices.end(), home);
+    const int root = pos == devices.end() ? 0 : static_cast<int>(pos - devices.begin());
+    tree = KeyTree{devices, values[0].shape(), values[0].dtype(),
+                   std::make_shared<TreeReducer>(devices, it->second, values[0].shape(), values[0].dtype(), root,
+                                                 TreeReduceOptions::FromEnv())};
+  }
+  return tree.reducer->Reduce(values, priority);
 }
 
 NDArray KVStoreLocal::Aggregate(int key, const NDArray& local_sum, bool owned, int priority) { return local_sum; }

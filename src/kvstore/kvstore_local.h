@@ -7,6 +7,7 @@
 #define MXNET_KVSTORE_KVSTORE_LOCAL_H_
 
 #include <map>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -15,6 +16,9 @@
 
 namespace mxnet {
 namespace kvstore {
+
+class TreeReducer;
+struct ReductionTree;
 
 class KVStoreLocal : public KVStore {
  public:
@@ -50,12 +54,25 @@ class KVStoreLocal : public KVStore {
  private:
   Context MergeContext(int key, const std::vector<NDArray>& values);
   NDArray Compressed(int key, const std::vector<NDArray>& values, int priority);
+  /*!
+   * \brief With MXNET_KVSTORE_USETREE, a device store sums values on distinct devices along
+   *        reduction trees of their links (comm_tree.h); none when that does not apply.
+   */
+  NDArray TreeSum(int key, const std::vector<NDArray>& values, int priority);
 
   std::unordered_map<int, NDArray> store_;
   // Per-key buffers: slot 0 = the merged sum; 1.. = compression residuals and scratch.
   std::map<std::pair<int, int>, NDArray> buffers_;
   std::unordered_map<int, Context> merge_ctx_;
   std::map<Context, size_t> merge_load_;
+  std::map<std::vector<Context>, std::vector<ReductionTree>> trees_;
+  struct KeyTree {
+    std::vector<Context> devices;
+    TShape shape;
+    int dtype{-1};
+    std::shared_ptr<TreeReducer> reducer;
+  };
+  std::unordered_map<int, KeyTree> tree_reducers_;
 };
 
 }  // namespace kvstore

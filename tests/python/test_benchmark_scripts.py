@@ -299,3 +299,31 @@ def test_image_pipeline_on_ours(tmp_path):
     assert "70 JPEGs -> 3x224x224 batches of 64" in r.stdout
     row = [line.split() for line in r.stdout.splitlines() if line.startswith("ours ")][-1]
     assert row[1] == "1" and float(row[2]) > 0
+
+
+def test_kvstore_allreduce_quick_on_ours_and_mpi(tmp_path):
+    import shutil
+    if shutil.which("mpirun") is None or shutil.which("mpicc") is None:
+        pytest.skip("needs Open MPI's mpirun and mpicc")
+    out = tmp_path / "kv.json"
+    r = run("kvstore_allreduce.py", ["--quick", "--frameworks", "ours,mpi", "--keys", "8",
+                                     "--json", str(out)])
+    assert r.returncode == 0, r.stdout + r.stderr
+    head = ("| size | ours s/op | ours GB/s | MPI s/op | MPI GB/s | ours/MPI |")
+    assert "### Allreduce, float32 sum, 2 ranks (seconds per op: median of 2 repeats" in r.stdout
+    rows = table_rows(r.stdout, head)
+    assert [row[0] for row in rows] == ["16 KB", "1 MB"]
+    for row in rows:
+        assert len(row) == 6 and float(row[2]) > 0 and float(row[4]) > 0 and float(row[5]) > 0
+    assert "ours/MPI at 1 MB and above (goal >= 0.9): min " in r.stdout
+    assert "MPI: per size the faster of Open MPI's busy polling" in r.stdout
+    assert "### Fusion: 8 keys x 4 KB, push every key then pull every key, 2 ranks" in r.stdout
+    rows = table_rows(r.stdout, "| configuration | s/step | GB/s | ours fused / it (speed) |")
+    assert [row[0] for row in rows] == [
+        "ours, MXNET_KVSTORE_FUSION_BYTES default (fused)",
+        "ours, MXNET_KVSTORE_FUSION_BYTES=0 (a collective per key)",
+        "MPI, 8 x MPI_Allreduce(4 KB)",
+        "MPI, 1 x MPI_Allreduce(32 KB) (one buffer of the same bytes)"]
+    assert rows[0][3] == "1.00" and all(float(row[2]) > 0 for row in rows)
+    data = json.loads(out.read_text())
+    assert data["errors"] == [] and data["summary"]["2"]["sizes"]["1048576"]["ours"] > 0

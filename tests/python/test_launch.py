@@ -37,19 +37,27 @@ def _launch(*args, env=None, timeout=180):
 
 
 _RANK = "import os; r = os.environ.get('OMPI_COMM_WORLD_RANK', os.environ.get('PMI_RANK'))"
+# Each rank writes what it saw to its own file: the ranks' stdout can interleave in mpirun's.
+def _report(expr):
+    """Code that writes the value of `expr` to OUT_DIR/rank<r>."""
+    return _RANK + "; open(os.path.join(os.environ['OUT_DIR'], 'rank' + r), 'w').write(" + \
+        expr + ")"
+
+
+def _reports(out_dir):
+    return {name: open(os.path.join(out_dir, name)).read() for name in sorted(os.listdir(out_dir))}
 
 
 # ---- running jobs ----------------------------------------------------------------------------
 @needs_mpirun
-def test_local_launcher_starts_every_rank_with_the_dmlc_environment():
-    code = (_RANK + "; print('rank=%s workers=%s role=%s foo=%s' % (r, "
-            "os.environ['DMLC_NUM_WORKER'], os.environ['DMLC_ROLE'], os.environ.get('FOO')))")
+def test_local_launcher_starts_every_rank_with_the_dmlc_environment(tmp_path):
+    code = _report("'workers=%s role=%s foo=%s' % (os.environ['DMLC_NUM_WORKER'], "
+                   "os.environ['DMLC_ROLE'], os.environ.get('FOO'))")
     res = _launch("-n", "2", "--launcher", "local", "--env-worker", "FOO:bar",
-                  sys.executable, "-c", code)
+                  sys.executable, "-c", code, env=_env(OUT_DIR=str(tmp_path)))
     assert res.returncode == 0, res.stderr
-    lines = sorted(l for l in res.stdout.splitlines() if l.startswith("rank="))
-    assert lines == ["rank=0 workers=2 role=worker foo=bar",
-                     "rank=1 workers=2 role=worker foo=bar"], res.stdout
+    assert _reports(str(tmp_path)) == {"rank0": "workers=2 role=worker foo=bar",
+                                       "rank1": "workers=2 role=worker foo=bar"}
 
 
 @needs_mpirun
@@ -62,20 +70,21 @@ def test_exit_status_of_the_job_is_returned():
 
 
 @needs_mpirun
-def test_servers_option_is_accepted_and_ignored():
+def test_servers_option_is_accepted_and_ignored(tmp_path):
     res = _launch("-n", "3", "-s", "2", "--launcher", "local", sys.executable, "-c",
-                  _RANK + "; print('rank', r)")
+                  _report("'ok'"), env=_env(OUT_DIR=str(tmp_path)))
     assert res.returncode == 0, res.stderr
-    assert sorted(l for l in res.stdout.splitlines() if l.startswith("rank")) == \
-        ["rank 0", "rank 1", "rank 2"]
+    assert _reports(str(tmp_path)) == {"rank0": "ok", "rank1": "ok", "rank2": "ok"}
     assert "-s 2 ignored" in res.stderr
 
 
 @needs_mpirun
-def test_one_string_command_runs_through_the_shell():
-    res = _launch("-n", "2", "--launcher", "local", "echo hello-$DMLC_ROLE; exit 5")
+def test_one_string_command_runs_through_the_shell(tmp_path):
+    res = _launch("-n", "2", "--launcher", "local",
+                  'echo hello-$DMLC_ROLE > "$OUT_DIR/rank$OMPI_COMM_WORLD_RANK$PMI_RANK"; exit 5',
+                  env=_env(OUT_DIR=str(tmp_path)))
     assert res.returncode == 5
-    assert res.stdout.split().count("hello-worker") == 2
+    assert _reports(str(tmp_path)) == {"rank0": "hello-worker\n", "rank1": "hello-worker\n"}
 
 
 @needs_mpirun
@@ -159,7 +168,6 @@ def test_hydra_command_uses_genv():
 _LIB = os.environ.get("MXNET_LIBRARY_PATH", os.path.join(REPO, "build", "libmxnet.so"))
 
 _GLUON_STEP = r"""
-import sys
 import mxnet as mx
 from mxnet import gluon, autograd
 update_on_kvstore = {update_on_kvstore}
@@ -174,9 +182,11 @@ with autograd.record():
         y = w * (rank + 1)
         y.backward()
 trainer.step(1)
-print('RESULT', rank, n, trainer._update_on_kvstore, x.data(mx.cpu(0)).asnumpy().tolist(),
-      x.data(mx.cpu(1)).asnumpy().tolist())
-sys.stdout.flush()
+import os
+line = 'RESULT %s %s %s %s %s' % (rank, n, trainer._update_on_kvstore,
+                                 x.data(mx.cpu(0)).asnumpy().tolist(),
+                                 x.data(mx.cpu(1)).asnumpy().tolist())
+open(os.path.join(os.environ['OUT_DIR'], 'rank%d' % rank), 'w').write(line)
 """
 
 
@@ -184,12 +194,12 @@ sys.stdout.flush()
 @pytest.mark.skipif(not os.path.isfile(os.path.join(os.path.dirname(_LIB), "libmxnet_mpi.so")),
                     reason="the MPI kvstore plugin (libmxnet_mpi.so) is not built")
 @pytest.mark.parametrize("update_on_kvstore", [None, False])
-def test_dist_sync_trainer_step_over_two_workers(update_on_kvstore):
+def test_dist_sync_trainer_step_over_two_workers(update_on_kvstore, tmp_path):
     code = _GLUON_STEP.format(update_on_kvstore=update_on_kvstore)
     res = _launch("-n", "2", "--launcher", "local", sys.executable, "-c", code,
-                  env=_env(MXNET_LIBRARY_PATH=_LIB), timeout=300)
+                  env=_env(MXNET_LIBRARY_PATH=_LIB, OUT_DIR=str(tmp_path)), timeout=240)
     assert res.returncode == 0, res.stdout + res.stderr
-    lines = sorted(l for l in res.stdout.splitlines() if l.startswith("RESULT"))
+    lines = list(_reports(str(tmp_path)).values())
     assert len(lines) == 2, res.stdout
     # two devices per worker, gradient rank+1 on each: 2 * 1 + 2 * 2 = 6 summed over both
     # workers; sgd(lr 1) from ones gives 1 - 6 everywhere

@@ -378,6 +378,18 @@ def test_distributed_store_cannot_be_reset():
         x.set_data(mx.nd.zeros((10,)))
 
 
+def test_batch_size_change_on_a_distributed_updating_store_warns():
+    x = _param()
+    trainer = gluon.Trainer([x], "sgd", kvstore=_RecordingStore("dist_sync"))
+    _backward_ones(x)
+    trainer.step(4)
+    assert trainer._optimizer.rescale_grad == pytest.approx(0.25)
+    _backward_ones(x)
+    with pytest.warns(UserWarning, match="batch_size"):
+        trainer.step(2)
+    assert trainer._optimizer.rescale_grad == pytest.approx(0.5)
+
+
 def test_set_data_before_first_step_keeps_pending_params():
     x = _param()
     store = _RecordingStore()

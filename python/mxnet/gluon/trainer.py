@@ -167,9 +167,10 @@ class Trainer(object):
         if self._update_on_kvstore and self._distributed and self._kv_initialized:
             if self._optimizer.rescale_grad != scale:
                 warnings.warn("Possible change in the `batch_size` from previous `step` "
-                              "detected. Optimizer gradient normalizing factor will not change "
-                              "w.r.t new batch_size when update_on_kvstore=True and when "
-                              "distributed kvstore is used.", UserWarning, stacklevel=3)
+                              "detected. With update_on_kvstore=True and a distributed kvstore "
+                              "every worker scales the summed gradient by its own 1/batch_size: "
+                              "workers stepping with different batch sizes drift apart.",
+                              UserWarning, stacklevel=3)
         self._optimizer.rescale_grad = scale
 
     # ---- optimizer ---------------------------------------------------------------------

@@ -76,6 +76,23 @@ TEST(CollectiveFailure, KindMismatchIsCaughtToo) {
   }
 }
 
+TEST(CollectiveFailure, ARankThatShutsDownWhileOthersContinueIsNamed) {
+  Ranks ranks(2);
+  std::string error;
+  ranks.Run([&](int r, CollectiveGroup& g) {
+    if (r == 0) {
+      g.Shutdown();
+      return;
+    }
+    try {
+      g.RunBlocking(test::Barrier(), nullptr);
+    } catch (const Error& e) {
+      error = e.what();
+    }
+  });
+  EXPECT_TRUE(Contains(error, "rank 1 (thread-rank 1) announced barrier where rank 0 announced its shutdown")) << error;
+}
+
 TEST(CollectiveFailure, ARankThatNeverJoinsIsNamedWithinTheTimeout) {
   for (int missing : {1, 0}) {
     const int n = 3;

@@ -60,7 +60,7 @@ TEST_P(AllreduceSizes, SumMatchesReferenceAndIsBitIdenticalOnEveryRank) {
       ASSERT_EQ(std::memcmp(&got, &in_rank_order, 4), 0) << "not summed in rank order: key " << k << " element " << i;
     }
     for (int r = 1; r < n; ++r) {
-      ASSERT_EQ(std::memcmp(results[r][k].data(), results[0][k].data(), counts[k] * 4), 0)
+      ASSERT_TRUE(counts[k] == 0 || std::memcmp(results[r][k].data(), results[0][k].data(), counts[k] * 4) == 0)
           << "rank " << r << " differs from rank 0 for key " << k;
     }
   }

@@ -51,7 +51,7 @@ TEST(CollectiveDataPhase, AllreduceWithTinyChunksSumsInRankOrder) {
         return StartAllreduce(t, data[r].data(), count, kFloat64, 24, s);
       });
       for (int r = 0; r < n; ++r) {
-        ASSERT_EQ(std::memcmp(data[r].data(), expected.data(), count * 8), 0) << "n=" << n << " count=" << count << " rank " << r;
+        ASSERT_EQ(data[r], expected) << "n=" << n << " count=" << count << " rank " << r;  // exact
       }
     }
   }
