@@ -221,8 +221,8 @@ class Broadcast : public DataPhase {
 
 }  // namespace
 
-std::unique_ptr<DataPhase> StartAllreduce(Transport* transport, void* data, size_t count, int dtype,
-                                          size_t chunk_bytes, ScratchSpace* scratch) {
+std::unique_ptr<DataPhase> StartAllreduce(Transport* transport, void* data, size_t count, int dtype, size_t chunk_bytes,
+                                          ScratchSpace* scratch) {
   return std::make_unique<Allreduce>(transport, static_cast<char*>(data), count, dtype, chunk_bytes, scratch);
 }
 

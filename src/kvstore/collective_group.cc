@@ -15,7 +15,13 @@ namespace mxnet {
 namespace kvstore {
 
 CollectiveGroup::Impl::Impl(std::unique_ptr<Transport> t, double timeout, size_t fusion)
-    : transport(std::move(t)), timeout_sec(timeout), fusion_bytes(fusion) {}
+    : owner_pid(getpid()), transport(std::move(t)), timeout_sec(timeout), fusion_bytes(fusion) {}
+
+std::string CollectiveGroup::Impl::ForkedChildError() const {
+  return "the distributed kvstore cannot be used in a forked child process: its communication thread and MPI "
+         "belong to the parent (pid " +
+         std::to_string(owner_pid) + ")";
+}
 
 CollectiveGroup::CollectiveGroup(std::unique_ptr<Transport> transport, double timeout_sec, size_t fusion_bytes)
     : impl_(std::make_unique<Impl>(std::move(transport), timeout_sec, fusion_bytes)) {
@@ -47,6 +53,10 @@ CollectiveGroup::CollectiveGroup(std::unique_ptr<Transport> transport, double ti
 
 CollectiveGroup::~CollectiveGroup() {
   if (!impl_) return;
+  if (impl_->InForkedChild()) {
+    (void)impl_.release();  // its thread object names a thread of the parent: never join it
+    return;
+  }
   Shutdown();
   if (impl_->thread.joinable()) impl_->thread.join();
 }
@@ -55,6 +65,8 @@ int CollectiveGroup::rank() const { return impl_->rank.load(); }
 int CollectiveGroup::size() const { return impl_->size.load(); }
 
 uint64_t CollectiveGroup::Announce(const CollectiveDesc& desc) {
+  // Before any lock: the parent's communication thread may have held it at the fork.
+  if (impl_->InForkedChild()) MX_THROW("MXNetError") << impl_->ForkedChildError();
   switch (desc.kind) {
     case CollectiveKind::kAllreduceSum:
       MX_CHECK_KIND(SummableDType(desc.dtype), "TypeError")
@@ -84,6 +96,10 @@ uint64_t CollectiveGroup::Announce(const CollectiveDesc& desc) {
 
 void CollectiveGroup::Start(uint64_t seq, void* data, CollectiveDone done) {
   Impl* impl = impl_.get();
+  if (impl->InForkedChild()) {
+    CallDone(done, impl->ForkedChildError());
+    return;
+  }
   std::unique_lock<std::mutex> lock(impl->mu);
   MX_CHECK(seq < impl->next_announce) << "collective #" << seq << " was never announced";
   std::string refusal;
@@ -107,7 +123,7 @@ void CollectiveGroup::Start(uint64_t seq, void* data, CollectiveDone done) {
   }
   if (impl->thread_exited) {
     lock.unlock();
-    done(refusal);  // no communication thread any more
+    CallDone(done, refusal);  // no communication thread any more
     return;
   }
   impl->late_dones.emplace_back(std::move(done), refusal);
@@ -138,12 +154,14 @@ void CollectiveGroup::RunBlocking(const CollectiveDesc& desc, void* data) {
 }
 
 std::string CollectiveGroup::error() const {
+  if (impl_->InForkedChild()) return impl_->ForkedChildError();
   std::lock_guard<std::mutex> lock(impl_->mu);
   return impl_->error;
 }
 
 void CollectiveGroup::Shutdown() {
   Impl* impl = impl_.get();
+  if (impl->InForkedChild()) return;
   MX_CHECK(std::this_thread::get_id() != impl->thread_id)
       << "the collective group cannot be shut down from its own thread (a done callback)";
   {
@@ -171,6 +189,7 @@ void CollectiveGroup::Shutdown() {
 }
 
 void CollectiveGroup::AbortJob(int code) {
+  if (impl_->InForkedChild()) return;
   Shutdown();  // the transport is then called from this thread alone
   impl_->transport->Abort(code);
 }

@@ -45,7 +45,8 @@ struct CollectiveDesc {
   CollectiveKind kind{CollectiveKind::kBarrier};
   int64_t key{0};    // kvstore key (for messages and checks); -1 for barriers
   int64_t count{0};  // elements
-  int32_t dtype{0};  // mshadow type flag (kFloat32 = 0, ...); allreduce supports float32/64/16, bf16, int32/64, uint8, int8
+  // mshadow type flag (kFloat32 = 0, ...); allreduce supports float32/64/16, bf16, int32/64, uint8, int8
+  int32_t dtype{0};
 };
 
 /*!
@@ -70,12 +71,17 @@ class CollectiveGroup {
   int rank() const;
   int size() const;
 
-  /*! \brief Reserves the next sequence number for desc (thread-safe; call in program order). */
+  /*!
+   * \brief Reserves the next sequence number for desc (thread-safe; call in program order).
+   *        Throws for a dtype the kind does not support, and in a forked child.
+   */
   uint64_t Announce(const CollectiveDesc& desc);
   /*!
    * \brief The data of announced collective seq is ready: data (count elements of the dtype;
    *        null for a barrier) must stay valid until done runs. done runs exactly once, on the
-   *        communication thread, possibly before Start returns if the group has already failed.
+   *        communication thread, possibly before Start returns if the group has already failed;
+   *        on the caller's thread, with an error, once Shutdown has ended that thread or in a
+   *        forked child. An exception thrown by done is logged and dropped.
    */
   void Start(uint64_t seq, void* data, CollectiveDone done);
   /*!

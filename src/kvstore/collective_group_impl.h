@@ -7,6 +7,8 @@
 #ifndef MXNET_KVSTORE_COLLECTIVE_GROUP_IMPL_H_
 #define MXNET_KVSTORE_COLLECTIVE_GROUP_IMPL_H_
 
+#include <unistd.h>
+
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -47,6 +49,9 @@ struct Slot {
   CollectiveDone done;
 };
 
+/*! \brief Runs a done callback; an exception from it is logged, never passed on. */
+void CallDone(const CollectiveDone& done, const std::string& error);
+
 struct OutgoingMessage {
   int dst = 0;
   std::vector<char> bytes;
@@ -57,6 +62,11 @@ struct CollectiveGroup::Impl {
   Impl(std::unique_ptr<Transport> transport, double timeout_sec, size_t fusion_bytes);
 
   // ---- configuration ----
+  // A forked child (a data loader worker) inherits this object but neither the thread nor the
+  // transport: there every call fails at once instead of waiting for a thread that is not there.
+  const pid_t owner_pid;
+  bool InForkedChild() const { return getpid() != owner_pid; }
+  std::string ForkedChildError() const;
   std::unique_ptr<Transport> transport;
   const double timeout_sec;
   const size_t fusion_bytes;
@@ -91,11 +101,11 @@ struct CollectiveGroup::Impl {
   std::optional<Clock::time_point> failed_at;
   // Negotiation. planned_upto: first collective no plan covers yet.
   uint64_t planned_upto = 0;
-  uint64_t next_report = 0;                           // non-zero ranks: first one not reported
-  std::optional<Clock::time_point> plan_wait_since;   // non-zero ranks: reported, no plan yet
+  uint64_t next_report = 0;                                  // non-zero ranks: first one not reported
+  std::optional<Clock::time_point> plan_wait_since;          // non-zero ranks: reported, no plan yet
   std::vector<std::deque<protocol::ReportedDesc>> reported;  // rank 0: per rank, from planned_upto
-  std::vector<size_t> agreement_checked;                      // rank 0: entries of reported[r] checked
-  std::optional<Clock::time_point> join_wait_since;            // rank 0: someone ready, not all
+  std::vector<size_t> agreement_checked;                     // rank 0: entries of reported[r] checked
+  std::optional<Clock::time_point> join_wait_since;          // rank 0: someone ready, not all
   // Rank 0: the first collective the ranks disagree on and the error; nothing from it on is
   // planned, and the ranks fail when they get there.
   std::optional<std::pair<uint64_t, std::string>> disagreement;
@@ -141,7 +151,8 @@ struct CollectiveGroup::Impl {
   bool Negotiate();
   bool ReportReady();  // non-zero ranks
   bool PlanReady();    // rank 0
-  /*! \brief The first collective (from planned_upto) where a report differs from rank 0's announcement, and the error. */
+  /*! \brief The first collective (from planned_upto) where a report differs from rank 0's announcement, and the error.
+   */
   std::optional<std::pair<uint64_t, std::string>> CheckAgreement();
   void CheckNegotiationDeadline(Clock::time_point now);
   void OnReport(int src, const protocol::ControlMessage& m);

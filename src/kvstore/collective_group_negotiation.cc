@@ -45,12 +45,13 @@ bool CollectiveGroup::Impl::ReportReady() {
 void CollectiveGroup::Impl::OnPlan(int src, const protocol::ControlMessage& m) {
   if (src != 0 || rank == 0) throw std::runtime_error("a plan came from rank " + std::to_string(src));
   if (m.plan.first_seq != planned_upto) {
-    throw std::runtime_error("rank 0 planned from collective #" + std::to_string(m.plan.first_seq) +
-                             " where #" + std::to_string(planned_upto) + " was expected");
+    throw std::runtime_error("rank 0 planned from collective #" + std::to_string(m.plan.first_seq) + " where #" +
+                             std::to_string(planned_upto) + " was expected");
   }
   uint64_t covered = 0;
   for (const protocol::PlannedGroup& g : m.plan.groups) covered += g.length;
-  if (planned_upto + covered > next_report) throw std::runtime_error("rank 0 planned collectives this rank never reported");
+  if (planned_upto + covered > next_report)
+    throw std::runtime_error("rank 0 planned collectives this rank never reported");
   planned_upto += covered;
   plans.push_back(m.plan);
   // Waiting for the next plan starts over: rank 0 may have to wait the timeout again.
@@ -79,8 +80,8 @@ void CollectiveGroup::Impl::OnReport(int src, const protocol::ControlMessage& m)
   std::deque<protocol::ReportedDesc>& known = reported[src];
   if (m.first_seq != planned_upto + known.size()) {
     throw std::runtime_error("rank " + std::to_string(src) + " reported from collective #" +
-                             std::to_string(m.first_seq) + " where #" +
-                             std::to_string(planned_upto + known.size()) + " was expected");
+                             std::to_string(m.first_seq) + " where #" + std::to_string(planned_upto + known.size()) +
+                             " was expected");
   }
   known.insert(known.end(), m.descs.begin(), m.descs.end());
 }
@@ -187,8 +188,8 @@ void CollectiveGroup::Impl::CheckNegotiationDeadline(Clock::time_point now) {
   if (rank != 0) {
     if (!plan_wait_since || Seconds(now - *plan_wait_since) <= timeout_sec + kPlanGraceSec) return;
     Fail(peers->Name(0) + " sent no plan for " + CollectiveName(planned_upto) + " within " +
-             FormatSeconds(timeout_sec + kPlanGraceSec) + " s (MXNET_KVSTORE_TIMEOUT + " + FormatSeconds(kPlanGraceSec) +
-             " s): it is stuck or gone",
+             FormatSeconds(timeout_sec + kPlanGraceSec) + " s (MXNET_KVSTORE_TIMEOUT + " +
+             FormatSeconds(kPlanGraceSec) + " s): it is stuck or gone",
          true);
     return;
   }

@@ -21,6 +21,16 @@ std::string FormatSeconds(double s) {
 }
 }  // namespace
 
+void CallDone(const CollectiveDone& done, const std::string& error) {
+  if (!done) return;
+  try {
+    done(error);
+  } catch (const std::exception& e) {
+    // The caller's bug must not take the group, and every other rank's collectives, down.
+    common::LogWarning(std::string("distributed kvstore: a collective's done callback threw: ") + e.what());
+  }
+}
+
 void CollectiveGroup::Impl::Run() {
   try {
     transport->Init();
@@ -59,7 +69,8 @@ void CollectiveGroup::Impl::Setup() {
   for (int p = 0; p < n; ++p) {
     if (p == me) continue;
     control_buffers[p].resize(protocol::kMaxControlBytes);
-    control_requests[p] = transport->IRecv(control_buffers[p].data(), protocol::kMaxControlBytes, p, protocol::kTagControl);
+    control_requests[p] =
+        transport->IRecv(control_buffers[p].data(), protocol::kMaxControlBytes, p, protocol::kTagControl);
     Send(p, hello);
   }
   next_liveness_check = Clock::now();
@@ -102,7 +113,7 @@ void CollectiveGroup::Impl::Loop() {
       std::this_thread::yield();
       continue;
     }
-    const auto nap = !busy ? std::chrono::microseconds(2000)
+    const auto nap = !busy                                  ? std::chrono::microseconds(2000)
                      : idle < std::chrono::milliseconds(50) ? std::chrono::microseconds(100)
                                                             : std::chrono::microseconds(1000);
     std::unique_lock<std::mutex> lock(mu);
@@ -135,7 +146,7 @@ void CollectiveGroup::Impl::Teardown(bool healthy) {
     thread_exited = true;
     dones.swap(late_dones);
   }
-  for (auto& [done, message] : dones) done(message);
+  for (auto& [done, message] : dones) CallDone(done, message);
   state_cv.notify_all();
 }
 
@@ -258,7 +269,7 @@ void CollectiveGroup::Impl::StartGroup() {
       slots.pop_front();
       ++slots_base;
     }
-    for (auto& done : dones) done(message);
+    for (auto& done : dones) CallDone(done, message);
     ++exec_seq;
     if (++group_index == plans.front().groups.size()) plans.pop_front(), group_index = 0;
     return;
@@ -311,7 +322,7 @@ void CollectiveGroup::Impl::FinishGroup() {
   exec_seq += g.descs.size();
   if (++group_index == plans.front().groups.size()) plans.pop_front(), group_index = 0;
   for (auto& done : dones) {
-    if (done) done(std::string());
+    CallDone(done, std::string());
   }
 }
 
@@ -326,8 +337,8 @@ void CollectiveGroup::Impl::CheckDataDeadline(Clock::time_point now) {
 
 void CollectiveGroup::Impl::CheckLiveness(Clock::time_point now) {
   if (now < next_liveness_check) return;
-  next_liveness_check = now + std::chrono::duration_cast<Clock::duration>(
-                                  std::chrono::duration<double>(std::min(1.0, timeout_sec / 4)));
+  next_liveness_check =
+      now + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(std::min(1.0, timeout_sec / 4)));
   for (int p = 0; p < size; ++p) {
     if (p == rank || peers->Alive(p, transport.get())) continue;
     std::string message = peers->Name(p) + " has exited";
@@ -348,7 +359,7 @@ bool CollectiveGroup::Impl::DeliverLateDones() {
     std::lock_guard<std::mutex> lock(mu);
     dones.swap(late_dones);
   }
-  for (auto& [done, message] : dones) done(message);
+  for (auto& [done, message] : dones) CallDone(done, message);
   return !dones.empty();
 }
 
@@ -389,7 +400,7 @@ void CollectiveGroup::Impl::Fail(std::string message, bool notify_peers) {
   plans.clear();
   plan_wait_since.reset();
   join_wait_since.reset();
-  for (auto& done : dones) done(message);
+  for (auto& done : dones) CallDone(done, message);
 }
 
 }  // namespace kvstore

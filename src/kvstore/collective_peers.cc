@@ -31,7 +31,7 @@ bool ProcessExists(int64_t pid) {
   std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
   std::string line;
   if (!std::getline(stat, line)) return true;  // no /proc: trust kill()
-  const size_t close = line.rfind(')');       // the command name may hold spaces and parens
+  const size_t close = line.rfind(')');        // the command name may hold spaces and parens
   if (close == std::string::npos || close + 2 >= line.size()) return true;
   const char state = line[close + 2];
   return state != 'Z' && state != 'X';

@@ -106,8 +106,8 @@ std::vector<char> EncodeReport(uint64_t first_seq, const std::vector<ReportedDes
   Writer w;
   w.Put(MakeHeader(MessageType::kReport, descs.size(), first_seq));
   for (const ReportedDesc& r : descs) {
-    w.Put(WireDesc{static_cast<int32_t>(r.desc.kind), r.desc.dtype, r.desc.key, r.desc.count,
-                   r.abandoned ? 1u : 0u, 0u});
+    w.Put(
+        WireDesc{static_cast<int32_t>(r.desc.kind), r.desc.dtype, r.desc.key, r.desc.count, r.abandoned ? 1u : 0u, 0u});
   }
   return w.Take();
 }
@@ -209,9 +209,11 @@ std::vector<PlannedGroup> PlanGroups(const std::vector<CollectiveDesc>& descs, c
 std::string DescribeCollective(const CollectiveDesc& d) {
   switch (d.kind) {
     case CollectiveKind::kAllreduceSum:
-      return "allreduce of key " + std::to_string(d.key) + " (" + std::to_string(d.count) + " " + DTypeText(d.dtype) + ")";
+      return "allreduce of key " + std::to_string(d.key) + " (" + std::to_string(d.count) + " " + DTypeText(d.dtype) +
+             ")";
     case CollectiveKind::kBroadcast:
-      return "broadcast of key " + std::to_string(d.key) + " (" + std::to_string(d.count) + " " + DTypeText(d.dtype) + ")";
+      return "broadcast of key " + std::to_string(d.key) + " (" + std::to_string(d.count) + " " + DTypeText(d.dtype) +
+             ")";
     case CollectiveKind::kBarrier:
       return d.key == kShutdownKey ? "its shutdown (the end of its distributed kvstore)" : "barrier";
   }

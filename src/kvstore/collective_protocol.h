@@ -44,8 +44,8 @@ enum class MessageType : uint32_t { kHello = 1, kReport = 2, kPlan = 3, kError =
 
 /*! \brief Who a rank is: for error messages and for the liveness check of same-host peers. */
 struct PeerIdentity {
-  std::string description;  // Transport::Describe(): "host:pid"
-  std::string host;         // gethostname
+  std::string description;    // Transport::Describe(): "host:pid"
+  std::string host;           // gethostname
   std::string pid_namespace;  // /proc/self/ns/pid: equal hosts in different containers differ
   int64_t pid = 0;
 };
@@ -81,10 +81,10 @@ std::vector<char> EncodeFailAt(uint64_t seq, const std::string& text);
 struct ControlMessage {
   MessageType type{MessageType::kError};
   PeerIdentity hello;
-  uint64_t first_seq = 0;             // report
-  std::vector<ReportedDesc> descs;    // report
+  uint64_t first_seq = 0;           // report
+  std::vector<ReportedDesc> descs;  // report
   Plan plan;
-  std::string error;                  // error, fail-at
+  std::string error;  // error, fail-at
 };
 ControlMessage DecodeControl(const char* data, size_t bytes);
 

@@ -4,8 +4,8 @@
 #include <type_traits>
 
 #include "mxnet/error.h"
-#include "operator/common/parallel.h"
 #include "mxnet/tensor.h"
+#include "operator/common/parallel.h"
 
 namespace mxnet {
 namespace kvstore {
@@ -88,14 +88,22 @@ bool SummableDType(int dtype) {
 
 void SumInRankOrder(int dtype, const void* const* inputs, int num_inputs, void* out, size_t count) {
   switch (dtype) {
-    case kFloat32: return Sum<float>(inputs, num_inputs, out, count);
-    case kFloat64: return Sum<double>(inputs, num_inputs, out, count);
-    case kFloat16: return Sum<half_t>(inputs, num_inputs, out, count);
-    case kBfloat16: return Sum<bf16_t>(inputs, num_inputs, out, count);
-    case kUint8: return Sum<uint8_t>(inputs, num_inputs, out, count);
-    case kInt8: return Sum<int8_t>(inputs, num_inputs, out, count);
-    case kInt32: return Sum<int32_t>(inputs, num_inputs, out, count);
-    case kInt64: return Sum<int64_t>(inputs, num_inputs, out, count);
+    case kFloat32:
+      return Sum<float>(inputs, num_inputs, out, count);
+    case kFloat64:
+      return Sum<double>(inputs, num_inputs, out, count);
+    case kFloat16:
+      return Sum<half_t>(inputs, num_inputs, out, count);
+    case kBfloat16:
+      return Sum<bf16_t>(inputs, num_inputs, out, count);
+    case kUint8:
+      return Sum<uint8_t>(inputs, num_inputs, out, count);
+    case kInt8:
+      return Sum<int8_t>(inputs, num_inputs, out, count);
+    case kInt32:
+      return Sum<int32_t>(inputs, num_inputs, out, count);
+    case kInt64:
+      return Sum<int64_t>(inputs, num_inputs, out, count);
     default:
       MX_THROW("TypeError") << "the distributed allreduce does not sum " << DTypeName(dtype);
   }

@@ -97,8 +97,7 @@ class World : public InProcWorld, public std::enable_shared_from_this<World> {
 
   void Deliver(Operation& send, Operation& recv) {
     if (send.bytes > recv.bytes) {
-      recv.error = "message of " + std::to_string(send.bytes) + " bytes for a receive of " +
-                   std::to_string(recv.bytes);
+      recv.error = "message of " + std::to_string(send.bytes) + " bytes for a receive of " + std::to_string(recv.bytes);
     } else if (send.bytes > 0) {
       std::memcpy(recv.recv_buf, send.send_buf, send.bytes);
     }

@@ -1,9 +1,12 @@
 // The distributed kvstore's collectives over real MPI processes (run under mpirun by ctest):
 //   collective_mpi_check basic   allreduce (several sizes and dtypes), fused small keys,
 //                                broadcast and barrier through ProcessCollectiveGroup; exit 0
-//   collective_mpi_check killed  rank 1 kills itself after a barrier; every survivor must get
-//                                an error naming rank 1 within a few seconds, print it and exit
-//                                (the group then aborts the job: mpirun exits non-zero)
+//   collective_mpi_check killed    rank 1 kills itself after a barrier; every survivor must get
+//                                  an error naming rank 1 within a few seconds, print it and
+//                                  exit (the group then aborts the job: mpirun exits non-zero)
+//   collective_mpi_check mismatch  rank 2 allreduces another key than the others; every rank
+//                                  must get an error naming rank 2 and both keys
+// In both failure modes each rank prints "REPORT rank R after S s: <error>" and exits 3.
 #include <signal.h>
 
 #include <chrono>
@@ -11,6 +14,7 @@
 #include <cstring>
 #include <future>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "kvstore/collective_group.h"
@@ -92,21 +96,24 @@ int Basic(CollectiveGroup* g) {
   return failures ? 1 : 0;
 }
 
-int Killed(CollectiveGroup* g) {
+int Failure(CollectiveGroup* g, bool kill_rank_1) {
   const int me = g->rank();
   g->RunBlocking(Desc(CollectiveKind::kBarrier, -1, 0, 0), nullptr);
-  if (me == 1) raise(SIGKILL);
+  if (kill_rank_1 && me == 1) raise(SIGKILL);
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<float> data(1 << 20, 1.0f);
+  const int64_t key = !kill_rank_1 && me == 2 ? 7 : 5;
   std::string error;
   try {
-    g->RunBlocking(Desc(CollectiveKind::kAllreduceSum, 5, data.size(), kFloat32), data.data());
+    g->RunBlocking(Desc(CollectiveKind::kAllreduceSum, key, data.size(), kFloat32), data.data());
   } catch (const std::exception& e) {
     error = e.what();
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::printf("SURVIVOR rank %d after %.2f s: %s\n", me, seconds, error.empty() ? "no error" : error.c_str());
+  std::printf("REPORT rank %d after %.2f s: %s\n", me, seconds, error.empty() ? "no error" : error.c_str());
   std::fflush(stdout);
+  // Every rank reports before the first one to exit aborts the job.
+  std::this_thread::sleep_for(std::chrono::seconds(1));
   return 3;
 }
 
@@ -116,7 +123,8 @@ int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "basic";
   try {
     CollectiveGroup* g = ProcessCollectiveGroup();
-    return mode == "killed" ? Killed(g) : Basic(g);
+    if (mode == "killed" || mode == "mismatch") return Failure(g, mode == "killed");
+    return Basic(g);
   } catch (const std::exception& e) {
     std::printf("error: %s\n", e.what());
     return 2;

@@ -30,7 +30,8 @@ void Check(int code, const char* what) {
 }
 
 int ByteCount(size_t bytes) {
-  if (bytes > static_cast<size_t>(INT_MAX)) throw std::length_error("an MPI message of " + std::to_string(bytes) + " bytes");
+  if (bytes > static_cast<size_t>(INT_MAX))
+    throw std::length_error("an MPI message of " + std::to_string(bytes) + " bytes");
   return static_cast<int>(bytes);
 }
 

@@ -51,7 +51,8 @@ TEST(CollectiveFailure, MismatchedKeyNamesTheRankAndBothCollectivesOnEveryRank) 
       } else {
         // Both differ from rank 0; the error comes with the first report that shows it.
         EXPECT_TRUE(Contains(e, "1 (thread-rank 1)") || Contains(e, "2 (thread-rank 2)"));
-        EXPECT_TRUE(Contains(e, "announced allreduce of key 5 (8 float32) where rank 0 announced allreduce of key 7 (1000 float32)"));
+        EXPECT_TRUE(Contains(
+            e, "announced allreduce of key 5 (8 float32) where rank 0 announced allreduce of key 7 (1000 float32)"));
       }
       EXPECT_EQ(later[r], e);
       EXPECT_EQ(ranks[r].error(), e);
@@ -71,7 +72,8 @@ TEST(CollectiveFailure, KindMismatchIsCaughtToo) {
     }
   });
   for (const std::string& e : errors) {
-    EXPECT_TRUE(Contains(e, "rank 1 (thread-rank 1) announced broadcast of key 3 (4 float32) where rank 0 announced barrier"))
+    EXPECT_TRUE(
+        Contains(e, "rank 1 (thread-rank 1) announced broadcast of key 3 (4 float32) where rank 0 announced barrier"))
         << e;
   }
 }
@@ -114,12 +116,14 @@ TEST(CollectiveFailure, ARankThatNeverJoinsIsNamedWithinTheTimeout) {
     const std::string name = "rank " + std::to_string(missing) + " (thread-rank " + std::to_string(missing) + ")";
     for (int r = 0; r < n; ++r) {
       if (r == missing) continue;
-      EXPECT_TRUE(Contains(errors[r], name + " did not join collective #0 (allreduce of key 11 (16 float32)) within 1 s"))
+      EXPECT_TRUE(
+          Contains(errors[r], name + " did not join collective #0 (allreduce of key 11 (16 float32)) within 1 s"))
           << errors[r];
       EXPECT_TRUE(Contains(errors[r], "MXNET_KVSTORE_TIMEOUT")) << errors[r];
     }
     // The idle rank heard it too (rank 0 tells everyone it can reach).
-    for (int i = 0; i < 100 && ranks[missing].error().empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    for (int i = 0; i < 100 && ranks[missing].error().empty(); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
     EXPECT_TRUE(Contains(ranks[missing].error(), name)) << ranks[missing].error();
   }
 }
@@ -146,7 +150,8 @@ TEST(CollectiveFailure, AKilledRankIsNamedWithinAboutASecond) {
         alive);
     EXPECT_LT(test::SecondsSince(t0), 3.0);
     for (int r : alive) {
-      EXPECT_TRUE(Contains(errors[r], "rank " + std::to_string(dead) + " (thread-rank " + std::to_string(dead) + ") has exited"))
+      EXPECT_TRUE(Contains(errors[r],
+                           "rank " + std::to_string(dead) + " (thread-rank " + std::to_string(dead) + ") has exited"))
           << "rank " << r << ": " << errors[r];
     }
   }

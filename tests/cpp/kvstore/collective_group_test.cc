@@ -4,6 +4,8 @@
 #include "kvstore/collective_group.h"
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cmath>
@@ -198,11 +200,11 @@ TEST(CollectiveGroup, MixedDTypesBroadcastsAndBarriersInOneRound) {
     std::vector<Outcome> outcomes(seqs.size());
     for (int k = static_cast<int>(seqs.size()) - 1; k >= 0; --k) g.Start(seqs[k], data[k], outcomes[k].Callback());
     for (auto& o : outcomes) ASSERT_EQ(o.Wait(), "");
-    EXPECT_EQ(f1, std::vector<float>(10, 10.0f));   // 1+2+3+4
-    EXPECT_EQ(f2, std::vector<float>(3, 12.0f));    // 2*(0+1+2+3)
-    EXPECT_EQ(d1, std::vector<double>(7, 8.0));     // 0.5+1.5+2.5+3.5
+    EXPECT_EQ(f1, std::vector<float>(10, 10.0f));  // 1+2+3+4
+    EXPECT_EQ(f2, std::vector<float>(3, 12.0f));   // 2*(0+1+2+3)
+    EXPECT_EQ(d1, std::vector<double>(7, 8.0));    // 0.5+1.5+2.5+3.5
     EXPECT_EQ(b1, std::vector<int64_t>(4, 42));
-    EXPECT_EQ(i1, std::vector<int32_t>(5, 18));     // 3*(0+1+2+3)
+    EXPECT_EQ(i1, std::vector<int32_t>(5, 18));  // 3*(0+1+2+3)
     for (const half_t& h : h1) EXPECT_EQ(static_cast<float>(h), 1.5f);
   });
 }
@@ -265,7 +267,8 @@ TEST(CollectiveGroup, ResultsDoNotDependOnStartOrderOrTiming) {
     if (run == 0) {
       first_run = rank0;
     } else {
-      for (int k = 0; k < keys; ++k) ASSERT_EQ(std::memcmp(rank0[k].data(), first_run[k].data(), rank0[k].size() * 4), 0);
+      for (int k = 0; k < keys; ++k)
+        ASSERT_EQ(std::memcmp(rank0[k].data(), first_run[k].data(), rank0[k].size() * 4), 0);
     }
   }
 }
@@ -311,6 +314,35 @@ TEST(CollectiveGroup, ShutdownCancelsAnnouncedButUnstartedCollectivesEverywhere)
     if (r != 1) EXPECT_NE(e.find("rank 1"), std::string::npos) << e;
     EXPECT_EQ(ranks[r].error(), "");
   }
+}
+
+// A data loader worker forked from a training process inherits the group but not its thread:
+// there every call must fail at once, and closing the group must not wait for that thread.
+TEST(CollectiveGroup, AForkedChildFailsAtOnceAndLeavesTheParentAlone) {
+  Ranks ranks(2);
+  ranks.Run([](int, CollectiveGroup& g) { g.RunBlocking(test::Barrier(), nullptr); });
+  const pid_t pid = fork();
+  if (pid == 0) {
+    alarm(20);  // a hang fails the test instead of blocking it
+    int code = 0;
+    if (ranks[0].error().find("forked child") == std::string::npos) code = 1;
+    try {
+      ranks[0].RunBlocking(test::Barrier(), nullptr);
+      code = 2;
+    } catch (const Error& e) {
+      if (std::string(e.what()).find("forked child") == std::string::npos) code = 3;
+    }
+    ranks.groups[0].reset();
+    ranks.groups[1].reset();
+    _exit(code);
+  }
+  ASSERT_GT(pid, 0);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status)) << "child status " << status;
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  ranks.Run([](int, CollectiveGroup& g) { g.RunBlocking(test::Barrier(), nullptr); });  // the parent goes on
+  EXPECT_EQ(ranks[0].error(), "");
 }
 
 TEST(CollectiveGroup, RankAndSizeComeFromTheTransport) {

@@ -109,11 +109,16 @@ std::vector<uint32_t> Lengths(const std::vector<PlannedGroup>& groups) {
 
 TEST(CollectivePlan, FusesConsecutiveAllreducesOfOneDTypeUpToTheLimit) {
   const auto ar = CollectiveKind::kAllreduceSum;
-  std::vector<CollectiveDesc> d = {Desc(ar, 10), Desc(ar, 10), Desc(ar, 10),           // 120 bytes
-                                   Desc(ar, 10, kFloat64),                              // dtype changes
-                                   Desc(ar, 1000),                                      // larger than the limit
-                                   Desc(ar, 5), Desc(CollectiveKind::kBroadcast, 5),    // a broadcast cuts
-                                   Desc(ar, 5), Desc(CollectiveKind::kBarrier, 0), Desc(ar, 5)};
+  std::vector<CollectiveDesc> d = {Desc(ar, 10),
+                                   Desc(ar, 10),
+                                   Desc(ar, 10),            // 120 bytes
+                                   Desc(ar, 10, kFloat64),  // dtype changes
+                                   Desc(ar, 1000),          // larger than the limit
+                                   Desc(ar, 5),
+                                   Desc(CollectiveKind::kBroadcast, 5),  // a broadcast cuts
+                                   Desc(ar, 5),
+                                   Desc(CollectiveKind::kBarrier, 0),
+                                   Desc(ar, 5)};
   std::vector<int> none(d.size(), -1);
   EXPECT_EQ(Lengths(PlanGroups(d, none, 100)), (std::vector<uint32_t>{2, 1, 1, 1, 1, 1, 1, 1, 1}));
   EXPECT_EQ(Lengths(PlanGroups(d, none, 120)), (std::vector<uint32_t>{3, 1, 1, 1, 1, 1, 1, 1}));

@@ -136,48 +136,48 @@ def mode_mismatch(rank, n):
         out.wait_to_read()
     except mx.base.MXNetError as e:
         msg = str(e)
-        assert "rank 1" in msg or "rank 0" in msg, msg
+        assert "rank 1" in msg and "key 5" in msg, msg
         print("NAMED", msg.splitlines()[0][:200])
         sys.stdout.flush()
         os._exit(0)
     raise AssertionError("mismatched keys were not detected")
 
 
-def mode_silent(rank, n):
-    """Rank n-1 stops taking part: the others fail within the timeout, naming it."""
+def store_with_one_key():
     kv = mx.kv.create("dist_sync")
     kv.init(1, mx.nd.zeros((4,)))
-    if rank == n - 1:
-        time.sleep(float(os.environ["MXNET_KVSTORE_TIMEOUT"]) + 15)
-        os._exit(0)
+    return kv
+
+
+def fail_named(kv, culprit):
+    """The next collective fails on this rank with an error naming the culprit."""
     start = time.time()
     try:
         kv.pushpull(1, mx.nd.ones((4,)))
         mx.nd.waitall()
     except mx.base.MXNetError as e:
-        assert "rank %d" % (n - 1) in str(e), str(e)
+        assert "rank %d" % culprit in str(e), str(e)
         print("NAMED after %.1f s: %s" % (time.time() - start, str(e).splitlines()[0][:200]))
         sys.stdout.flush()
         os._exit(0)
-    raise AssertionError("a silent rank was not detected")
+    raise AssertionError("rank %d was not reported" % culprit)
+
+
+def mode_silent(rank, n):
+    """Rank n-1 stops taking part: the others fail within the timeout, naming it."""
+    kv = store_with_one_key()
+    if rank == n - 1:
+        time.sleep(float(os.environ["MXNET_KVSTORE_TIMEOUT"]) + 15)
+        os._exit(0)
+    fail_named(kv, n - 1)
 
 
 def mode_killed(rank, n):
     """Rank n-1 is killed: the others fail quickly, naming it."""
-    kv = mx.kv.create("dist_sync")
-    kv.init(1, mx.nd.zeros((4,)))
+    kv = store_with_one_key()
     if rank == n - 1:
         os.kill(os.getpid(), signal.SIGKILL)
-    start = time.time()
-    try:
-        kv.pushpull(1, mx.nd.ones((4,)))
-        mx.nd.waitall()
-    except mx.base.MXNetError as e:
-        assert "rank %d" % (n - 1) in str(e), str(e)
-        print("NAMED after %.1f s: %s" % (time.time() - start, str(e).splitlines()[0][:200]))
-        sys.stdout.flush()
-        os._exit(0)
-    raise AssertionError("a killed rank was not detected")
+    fail_named(kv, n - 1)
 
 
 def main():
