@@ -316,7 +316,7 @@ def test_kvstore_allreduce_quick_on_ours_and_mpi(tmp_path):
     for row in rows:
         assert len(row) == 6 and float(row[2]) > 0 and float(row[4]) > 0 and float(row[5]) > 0
     assert "ours/MPI at 1 MB and above (goal >= 0.9): min " in r.stdout
-    assert "MPI: per size the faster of Open MPI's busy polling" in r.stdout
+    assert "MPI: per size the faster of Open MPI's default (default: busy" in r.stdout
     assert "### Fusion: 8 keys x 4 KB, push every key then pull every key, 2 ranks" in r.stdout
     rows = table_rows(r.stdout, "| configuration | s/step | GB/s | ours fused / it (speed) |")
     assert [row[0] for row in rows] == [
@@ -327,3 +327,23 @@ def test_kvstore_allreduce_quick_on_ours_and_mpi(tmp_path):
     assert rows[0][3] == "1.00" and all(float(row[2]) > 0 for row in rows)
     data = json.loads(out.read_text())
     assert data["errors"] == [] and data["summary"]["2"]["sizes"]["1048576"]["ours"] > 0
+
+
+def test_kvstore_lenet_limit_on_ours(tmp_path):
+    import shutil
+    if not os.path.isdir(DATA):
+        pytest.skip("dataset-fashion-mnist is not installed")
+    if shutil.which("mpirun") is None:
+        pytest.skip("needs Open MPI's mpirun")
+    out = tmp_path / "lenet.json"
+    r = run("kvstore_lenet.py", ["--limit", "3", "--warmup", "1", "--json", str(out)])
+    assert r.returncode == 0, r.stdout + r.stderr
+    rows = table_rows(r.stdout, "| configuration | threads per process | epoch s | samples/s "
+                                "| vs 1 process (speed) | test accuracy |")
+    assert [row[0] for row in rows] == ["1 process", "1 process, 1 thread", "2 ranks",
+                                        "2 ranks, default threads", "2 ranks, no allreduce"]
+    assert rows[0][4] == "1.00" and all(float(row[2]) > 0 for row in rows)
+    assert "2 ranks vs 1 process: " in r.stdout and "2-rank scaling: " in r.stdout
+    assert "allreduce share of the 2-rank epoch: " in r.stdout
+    data = json.loads(out.read_text())
+    assert data["errors"] == [] and data["summary"]["2 ranks"]["seconds"] > 0
