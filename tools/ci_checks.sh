@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Checks CI runs besides the test suites: sanitizer builds (TSAN over the engine and storage
-# suites and a CachedOp called from many threads; ASAN+UBSAN over the production
-# configuration, oneDNN, OpenMP and native vector ISA included, running the engine, storage
-# and operator suites and a Python operator subset), a link check of the lower layers on
+# Checks CI runs besides the test suites: sanitizer builds (TSAN over the engine, storage and
+# kvstore suites and a CachedOp called from many threads; ASAN+UBSAN over the production
+# configuration, oneDNN, OpenMP and native vector ISA included, running the engine, storage,
+# operator and kvstore suites and a Python operator subset), a link check of the lower layers on
 # their own, and a compile-and-link check of the GPU sources (there is no GPU here to run them).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -39,6 +39,10 @@ cmake --build build-tsan -j"$jobs" --target test_imperative
 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" build-tsan/tests/cpp/test_imperative \
   --gtest_filter='CachedOp.*' --gtest_brief=1
 
+section "ThreadSanitizer: kvstore suites (collective group thread, engine-driven stores, trees, compression)"
+cmake --build build-tsan -j"$jobs" --target test_kvstore
+TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" build-tsan/tests/cpp/test_kvstore --gtest_brief=1
+
 # UBSAN findings abort (-fno-sanitize-recover=undefined; halt_on_error for the runtime too).
 ubsan_opts="halt_on_error=1:print_stacktrace=1"
 section "AddressSanitizer + UBSAN: engine and storage suites, leak checking on"
@@ -50,6 +54,10 @@ ASAN_OPTIONS="detect_leaks=1" LSAN_OPTIONS="suppressions=$root/tools/lsan_engine
 section "AddressSanitizer + UBSAN: the operator suite (oneDNN paths, hand-written SIMD kernels)"
 cmake --build build-asan -j"$jobs" --target test_operator_nn mxnet
 ASAN_OPTIONS="detect_leaks=1" UBSAN_OPTIONS="$ubsan_opts" build-asan/tests/cpp/test_operator_nn --gtest_brief=1
+
+section "AddressSanitizer + UBSAN: kvstore suites"
+cmake --build build-asan -j"$jobs" --target test_kvstore
+ASAN_OPTIONS="detect_leaks=1" UBSAN_OPTIONS="$ubsan_opts" build-asan/tests/cpp/test_kvstore --gtest_brief=1
 
 section "AddressSanitizer + UBSAN: Python operator tests against the instrumented libmxnet.so"
 # The ASAN runtime must be the first library in the interpreter; libubsan comes in as a

@@ -20,18 +20,17 @@ char* ScratchSpace::Get(size_t bytes) {
   return data_.get();
 }
 
-namespace {
-
-using Request = std::unique_ptr<TransportRequest>;
-
-// Tests a request once; a null request counts as completed.
-bool Done(Request* req, bool* progressed) {
-  if (!*req) return true;
-  if (!(*req)->Test()) return false;
-  req->reset();
+bool RequestDone(std::unique_ptr<TransportRequest>* request, bool* progressed) {
+  if (!*request) return true;
+  if (!(*request)->Test()) return false;
+  request->reset();
   *progressed = true;
   return true;
 }
+
+namespace {
+
+using Request = std::unique_ptr<TransportRequest>;
 
 struct Range {
   size_t begin = 0;  // elements
@@ -87,15 +86,15 @@ class Allreduce : public DataPhase {
       Peer& peer = peers_[p];
       // The gathered chunk lands where our reduce-scatter chunk left from: only once that send
       // has completed.
-      for (size_t c = 0; c < peer.rs_send.size(); ++c) Done(&peer.rs_send[c], progressed);
+      for (size_t c = 0; c < peer.rs_send.size(); ++c) RequestDone(&peer.rs_send[c], progressed);
       while (peer.ag_posted < peer.ag_recv.size() && !peer.rs_send[peer.ag_posted]) {
         const Range r = Chunk(p, peer.ag_posted);
         peer.ag_recv[peer.ag_posted] = t_->IRecv(data_ + r.begin * elem_, r.size * elem_, p, protocol::kTagAllgather);
         ++peer.ag_posted;
       }
       finished = finished && peer.ag_posted == peer.ag_recv.size();
-      for (auto& req : peer.ag_recv) finished = Done(&req, progressed) && finished;
-      for (auto& req : peer.ag_send) finished = Done(&req, progressed) && finished;
+      for (auto& req : peer.ag_recv) finished = RequestDone(&req, progressed) && finished;
+      for (auto& req : peer.ag_send) finished = RequestDone(&req, progressed) && finished;
       for (auto& req : peer.rs_send) finished = !req && finished;
     }
     return finished;
@@ -155,7 +154,7 @@ class Allreduce : public DataPhase {
     if (c >= posted_) return false;
     bool all = true;
     for (int p = 0; p < n_; ++p) {
-      if (p != me_) all = Done(&Recv(p, c), progressed) && all;
+      if (p != me_) all = RequestDone(&Recv(p, c), progressed) && all;
     }
     return all;
   }
@@ -203,7 +202,7 @@ class Broadcast : public DataPhase {
   }
   bool Progress(bool* progressed) override {
     bool finished = true;
-    for (auto& [peer, req] : requests_) finished = Done(&req, progressed) && finished;
+    for (auto& [peer, req] : requests_) finished = RequestDone(&req, progressed) && finished;
     return finished;
   }
   std::vector<int> AwaitedPeers() const override {

@@ -76,6 +76,12 @@ uint64_t CollectiveGroup::Announce(const CollectiveDesc& desc) {
     case CollectiveKind::kBroadcast:
       (void)DTypeSize(desc.dtype);  // throws for an unknown dtype
       break;
+    case CollectiveKind::kAllgather:
+      // The buffer holds every rank's part: its size must fit.
+      MX_CHECK_KIND(desc.count <= INT64_MAX / static_cast<int64_t>(DTypeSize(desc.dtype)) / size(), "ValueError")
+          << "an allgather of " << desc.count << " " << DTypeName(desc.dtype) << " per rank over " << size()
+          << " ranks is too large for one buffer (key " << desc.key << ")";
+      break;
     case CollectiveKind::kBarrier:
       break;
     default:

@@ -12,6 +12,9 @@
  * announces something else, or none within MXNET_KVSTORE_TIMEOUT seconds, or whose process has
  * died, makes every rank's pending and later collectives fail with an error naming that rank.
  *
+ * An allgather moves each rank's part to every rank unchanged (compressed gradients, which each
+ * rank then decodes and sums itself); it never fuses with other collectives.
+ *
  * Sums are deterministic: each rank reduces one slice of the (fused) buffer, adding the ranks'
  * contributions in rank order 0..N-1, then the slices are gathered. So every rank receives
  * bit-identical results, the same in every run. float16 and bfloat16 are summed in float32
@@ -38,6 +41,8 @@ enum class CollectiveKind : int32_t {
   kAllreduceSum = 0,  // data: count elements of dtype, summed in place
   kBroadcast = 1,     // data: count elements of dtype, rank 0's value copied to every rank
   kBarrier = 2,       // no data
+  kAllgather = 3,     // data: size() * count elements of dtype; rank r fills [r*count, (r+1)*count),
+                      // every rank receives every part (compressed gradients)
 };
 
 /*! \brief What a collective is: every rank must announce the same description at a sequence number. */
@@ -45,7 +50,8 @@ struct CollectiveDesc {
   CollectiveKind kind{CollectiveKind::kBarrier};
   int64_t key{0};    // kvstore key (for messages and checks); -1 for barriers
   int64_t count{0};  // elements
-  // mshadow type flag (kFloat32 = 0, ...); allreduce supports float32/64/16, bf16, int32/64, uint8, int8
+  // mshadow type flag (kFloat32 = 0, ...); allreduce supports float32/64/16, bf16, int32/64, uint8, int8;
+  // broadcast and allgather move any dtype's bytes
   int32_t dtype{0};
 };
 
@@ -73,12 +79,14 @@ class CollectiveGroup {
 
   /*!
    * \brief Reserves the next sequence number for desc (thread-safe; call in program order).
-   *        Throws for a dtype the kind does not support, and in a forked child.
+   *        Throws for a dtype the kind does not support, a negative count, an allgather whose
+   *        size() * count elements overflow, and in a forked child.
    */
   uint64_t Announce(const CollectiveDesc& desc);
   /*!
-   * \brief The data of announced collective seq is ready: data (count elements of the dtype;
-   *        null for a barrier) must stay valid until done runs. done runs exactly once, on the
+   * \brief The data of announced collective seq is ready: data (count elements of the dtype,
+   *        size() * count for an allgather; may be null when there are none, as for a barrier)
+   *        must stay valid until done runs. done runs exactly once, on the
    *        communication thread, possibly before Start returns if the group has already failed;
    *        on the caller's thread, with an error, once Shutdown has ended that thread or in a
    *        forked child. An exception thrown by done is logged and dropped.

@@ -284,6 +284,10 @@ void CollectiveGroup::Impl::StartGroup() {
     running = StartBroadcast(transport.get(), g.data[0], protocol::CollectiveBytes(first), chunk_bytes);
     return;
   }
+  if (first.kind == CollectiveKind::kAllgather) {
+    running = StartAllgather(transport.get(), g.data[0], first.count, first.dtype, chunk_bytes);
+    return;
+  }
   size_t count = 0;
   for (const CollectiveDesc& d : g.descs) count += d.count;
   void* buffer = g.data[0];

@@ -214,6 +214,9 @@ std::string DescribeCollective(const CollectiveDesc& d) {
     case CollectiveKind::kBroadcast:
       return "broadcast of key " + std::to_string(d.key) + " (" + std::to_string(d.count) + " " + DTypeText(d.dtype) +
              ")";
+    case CollectiveKind::kAllgather:
+      return "allgather of key " + std::to_string(d.key) + " (" + std::to_string(d.count) + " " + DTypeText(d.dtype) +
+             " per rank)";
     case CollectiveKind::kBarrier:
       return d.key == kShutdownKey ? "its shutdown (the end of its distributed kvstore)" : "barrier";
   }

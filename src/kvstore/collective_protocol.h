@@ -25,8 +25,9 @@ namespace protocol {
 // receives of the current one.
 constexpr int kTagControl = 1;
 constexpr int kTagReduceScatter = 2;
-constexpr int kTagAllgather = 3;
+constexpr int kTagAllgather = 3;  // the allreduce's gather of the summed slices
 constexpr int kTagBroadcast = 4;
+constexpr int kTagGatherParts = 5;  // the allgather kind's parts
 
 /*! \brief Key of the barrier a group holds when it shuts down (a kvstore's barriers use -1). */
 constexpr int64_t kShutdownKey = -2;
@@ -58,7 +59,8 @@ struct ReportedDesc {
 
 /*!
  * \brief One group of consecutive collectives that run as one: a fused allreduce (length >= 1),
- *        a broadcast or a barrier (length 1), or a cancelled collective (some rank abandoned it).
+ *        a broadcast, an allgather or a barrier (length 1), or a cancelled collective (some rank
+ *        abandoned it).
  */
 struct PlannedGroup {
   uint32_t length = 1;
@@ -91,20 +93,21 @@ ControlMessage DecodeControl(const char* data, size_t bytes);
 /*!
  * \brief Cuts a prefix of collectives ready on every rank into groups: consecutive allreduces
  *        of one dtype are fused while their total stays within fusion_bytes (one larger than
- *        that runs alone; 0 disables fusion); abandoned[i] >= 0 cancels collective i (that rank
- *        abandoned it).
+ *        that runs alone; 0 disables fusion); every other kind runs alone; abandoned[i] >= 0
+ *        cancels collective i (that rank abandoned it).
  */
 std::vector<PlannedGroup> PlanGroups(const std::vector<CollectiveDesc>& descs, const std::vector<int>& abandoned_by,
                                      size_t fusion_bytes);
 
 /*!
- * \brief "allreduce of key 7 (1000 float32)", "broadcast of key 3 (12 int64)", "barrier", or
- *        "its shutdown (the end of its distributed kvstore)".
+ * \brief "allreduce of key 7 (1000 float32)", "broadcast of key 3 (12 int64)", "allgather of
+ *        key 5 (40 float32 per rank)", "barrier", or "its shutdown (the end of its distributed
+ *        kvstore)".
  */
 std::string DescribeCollective(const CollectiveDesc& desc);
 /*! \brief Same kind and key, and for data collectives the same count and dtype. */
 bool SameCollective(const CollectiveDesc& a, const CollectiveDesc& b);
-/*! \brief Bytes of the collective's data (0 for a barrier). */
+/*! \brief Bytes of the collective's data (0 for a barrier; one rank's part for an allgather). */
 size_t CollectiveBytes(const CollectiveDesc& desc);
 
 }  // namespace protocol

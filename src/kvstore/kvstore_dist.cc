@@ -10,6 +10,7 @@
 
 #include "common/logging.h"
 #include "kvstore/collective_group.h"
+#include "kvstore/gradient_compression.h"
 #include "mxnet/engine.h"
 #include "mxnet/error.h"
 
@@ -20,6 +21,8 @@ namespace {
 // Buffer slot (see KVStoreLocal::Buffer) holding the sum across ranks; below the per-value
 // slots of the local sum's compression.
 constexpr int kAllreduceSlot = -1;
+constexpr int kResidualSlot = -2;
+constexpr int kGatherSlot = -3;
 
 CollectiveDesc Describe(CollectiveKind kind, int key, const NDArray& a) {
   CollectiveDesc d;
@@ -63,18 +66,15 @@ void KVStoreDist::InitImpl(const std::vector<int>& keys, const std::vector<NDArr
   }
 }
 
-NDArray KVStoreDist::Aggregate(int key, const NDArray& local_sum, bool owned, int priority) {
-  // The allreduce runs in place, so it needs the store's own buffer, never the user's gradient.
-  NDArray total = Buffer(key, kAllreduceSlot, local_sum.shape(), local_sum.dtype(), Context::CPU(0));
-  CopyFromTo(local_sum, total, priority);
+void KVStoreDist::PushCollective(const CollectiveDesc& desc, const NDArray& data, int priority) {
   // Announced now, in program order, so every rank runs its collectives in the same order
   // whatever order the engine finishes the gradients in.
-  const uint64_t seq = group_->Announce(Describe(CollectiveKind::kAllreduceSum, key, total));
+  const uint64_t seq = group_->Announce(desc);
   CollectiveGroup* group = group_;
-  total.BumpVersion();
+  data.BumpVersion();
   Engine::Get()->PushAsync(
-      [group, seq, total](RunContext, engine::CallbackOnComplete on_complete) {
-        group->Start(seq, total.data().dptr_, [on_complete](const std::string& error) {
+      [group, seq, data](RunContext, engine::CallbackOnComplete on_complete) {
+        group->Start(seq, data.data().dptr_, [on_complete](const std::string& error) {
           if (error.empty()) {
             on_complete();
           } else {
@@ -82,7 +82,52 @@ NDArray KVStoreDist::Aggregate(int key, const NDArray& local_sum, bool owned, in
           }
         });
       },
-      total.ctx(), {}, {total.var()}, FnProperty::kAsync, priority, "KVStoreAllreduce");
+      data.ctx(), {}, {data.var()}, FnProperty::kAsync, priority, "KVStoreCollective");
+}
+
+NDArray KVStoreDist::Aggregate(int key, const NDArray& local_sum, bool owned, int priority) {
+  if (compression() && compression()->active()) return AggregateCompressed(key, local_sum, priority);
+  // The allreduce runs in place, so it needs the store's own buffer, never the user's gradient.
+  NDArray total = Buffer(key, kAllreduceSlot, local_sum.shape(), local_sum.dtype(), Context::CPU(0));
+  CopyFromTo(local_sum, total, priority);
+  PushCollective(Describe(CollectiveKind::kAllreduceSum, key, total), total, priority);
+  return total;
+}
+
+NDArray KVStoreDist::AggregateCompressed(int key, const NDArray& local_sum, int priority) {
+  MX_CHECK_KIND(local_sum.dtype() == kFloat32, "TypeError")
+      << "gradient compression works on float32 values; key " << KeyName(key) << " got "
+      << DTypeName(local_sum.dtype());
+  const GradientCompression gc = *compression();  // the engine ops keep this copy
+  const int64_t n = local_sum.Size();
+  const int64_t words = gc.CompressedSize(n);
+  const int ranks = group_->size();
+  NDArray& residual = Buffer(key, kResidualSlot, local_sum.shape(), kFloat32, Context::CPU(0));
+  NDArray gathered = Buffer(key, kGatherSlot, TShape({words * ranks}), kFloat32, Context::CPU(0));
+  NDArray mine = gathered.Slice(words * group_->rank(), words * (group_->rank() + 1));
+  gc.Quantize(local_sum, &mine, &residual, priority);
+  CollectiveDesc desc;
+  desc.kind = CollectiveKind::kAllgather;
+  desc.key = key;
+  desc.count = words;
+  desc.dtype = kFloat32;
+  PushCollective(desc, gathered, priority);
+
+  NDArray total = Buffer(key, kAllreduceSlot, local_sum.shape(), kFloat32, Context::CPU(0));
+  total.BumpVersion();
+  Engine::Get()->PushSync(
+      [gc, gathered, total, n, words, ranks](RunContext) {
+        const float* packed = static_cast<const float*>(gathered.data().dptr_);
+        float* out = static_cast<float*>(total.data().dptr_);
+        gc.DequantizeRaw(packed, out, n);
+        std::vector<float> part(static_cast<size_t>(n));
+        // Every rank adds the decoded parts in rank order: identical sums everywhere.
+        for (int r = 1; r < ranks; ++r) {
+          gc.DequantizeRaw(packed + r * words, part.data(), n);
+          for (int64_t i = 0; i < n; ++i) out[i] += part[i];
+        }
+      },
+      total.ctx(), {gathered.var()}, {total.var()}, FnProperty::kCompute, priority, "KVStoreDecodeSum");
   return total;
 }
 

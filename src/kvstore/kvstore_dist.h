@@ -11,12 +11,11 @@
 #include <string>
 #include <vector>
 
+#include "kvstore/collective_group.h"
 #include "kvstore/kvstore_local.h"
 
 namespace mxnet {
 namespace kvstore {
-
-class CollectiveGroup;
 
 class KVStoreDist : public KVStoreLocal {
  public:
@@ -34,8 +33,18 @@ class KVStoreDist : public KVStoreLocal {
   void InitImpl(const std::vector<int>& keys, const std::vector<NDArray>& values) override;
   /*! \brief Sums local_sum across ranks (in a buffer of the store: the user's arrays stay as they were). */
   NDArray Aggregate(int key, const NDArray& local_sum, bool owned, int priority) override;
+  bool CompressesEachValue() const override { return false; }
 
  private:
+  /*!
+   * \brief The compressed path: this rank's sum is quantized (with its residual), the packed
+   *        words of every rank are gathered, and each rank decodes and adds them in rank order,
+   *        so the wire carries 1/16 (2bit) or 1/32 (1bit) of the values.
+   */
+  NDArray AggregateCompressed(int key, const NDArray& local_sum, int priority);
+  /*! \brief Announces a collective on data now and starts it when the engine reaches it. */
+  void PushCollective(const CollectiveDesc& desc, const NDArray& data, int priority);
+
   CollectiveGroup* group_;
 };
 

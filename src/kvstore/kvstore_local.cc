@@ -93,7 +93,7 @@ NDArray KVStoreLocal::Compressed(int key, const std::vector<NDArray>& values, in
 
 NDArray KVStoreLocal::ReduceLocal(int key, const std::vector<NDArray>& values, int priority, bool* owned_result) {
   *owned_result = true;
-  if (compression() && compression()->active()) return Compressed(key, values, priority);
+  if (compression() && compression()->active() && CompressesEachValue()) return Compressed(key, values, priority);
   if (values.size() == 1) {
     *owned_result = false;
     return values[0];

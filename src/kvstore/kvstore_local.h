@@ -43,6 +43,11 @@ class KVStoreLocal : public KVStore {
    *        sum it across ranks here.
    */
   virtual NDArray Aggregate(int key, const NDArray& local_sum, bool owned, int priority);
+  /*!
+   * \brief Whether compression applies to each pushed value before the local sum (device
+   *        stores, 1.x's per-device residuals); distributed stores compress the local sum once.
+   */
+  virtual bool CompressesEachValue() const { return true; }
   /*! \brief The stored value of key, or a clear error when it was never initialized. */
   NDArray& Stored(int key);
   bool IsStored(int key) const { return store_.count(key) != 0; }

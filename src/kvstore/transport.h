@@ -2,9 +2,9 @@
  * \file transport.h
  * \brief Point-to-point messaging between the processes of a distributed job.
  *
- * The distributed kvstore builds every collective (allreduce, broadcast, barrier) from these
- * non-blocking sends and receives, so that it can poll with a deadline and name a rank that is
- * missing instead of blocking forever inside a library collective. Implementations: MPI
+ * The distributed kvstore builds every collective (allreduce, broadcast, allgather, barrier)
+ * from these non-blocking sends and receives, so that it can poll with a deadline and name a
+ * rank that is missing instead of blocking forever inside a library collective. Implementations: MPI
  * (src/kvstore/mpi/, loaded from libmxnet_mpi.so at the first distributed kvstore) and an
  * in-process one whose "ranks" are threads (transport_inproc.h, for tests).
  *

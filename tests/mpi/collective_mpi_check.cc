@@ -1,6 +1,7 @@
 // The distributed kvstore's collectives over real MPI processes (run under mpirun by ctest):
 //   collective_mpi_check basic   allreduce (several sizes and dtypes), fused small keys,
-//                                broadcast and barrier through ProcessCollectiveGroup; exit 0
+//                                broadcast, allgather and barrier through
+//                                ProcessCollectiveGroup; exit 0
 //   collective_mpi_check killed    rank 1 kills itself after a barrier; every survivor must get
 //                                  an error naming rank 1 within a few seconds, print it and
 //                                  exit (the group then aborts the job: mpirun exits non-zero)
@@ -89,6 +90,18 @@ int Basic(CollectiveGroup* g) {
     std::vector<int32_t> b(123457, me == 0 ? 7 : -1);
     g->RunBlocking(Desc(CollectiveKind::kBroadcast, 30, b.size(), kInt32), b.data());
     Expect(b[0] == 7 && b[123456] == 7, "broadcast", me);
+  }
+  {
+    // Parts of 3 chunks each, every rank's placed by its rank.
+    const int64_t count = 700001;
+    std::vector<float> a(n * count, -1.0f);
+    for (int64_t i = 0; i < count; ++i) a[me * count + i] = Value(me, i);
+    g->RunBlocking(Desc(CollectiveKind::kAllgather, 40, count, kFloat32), a.data());
+    bool ok = true;
+    for (int r = 0; r < n && ok; ++r) {
+      for (int64_t i = 0; i < count && ok; ++i) ok = a[r * count + i] == Value(r, i);
+    }
+    Expect(ok, "allgather", me);
   }
   g->RunBlocking(Desc(CollectiveKind::kBarrier, -1, 0, 0), nullptr);
   Expect(g->error().empty(), "healthy group: " + g->error(), me);

@@ -66,6 +66,28 @@ TEST(CollectiveDataPhase, BroadcastWithTinyChunks) {
   for (int r = 1; r < n; ++r) EXPECT_EQ(data[r], data[0]);
 }
 
+TEST(CollectiveDataPhase, AllgatherWithTinyChunksPlacesEveryPart) {
+  for (int n : {1, 2, 3, 5}) {
+    for (size_t count : {size_t{0}, size_t{1}, size_t{7}, size_t{1000}}) {
+      // 24-byte chunks hold 3 doubles (a part of 1000 passes hundreds through the window of 4);
+      // 5 bytes are less than one double: chunks then hold one element.
+      for (size_t chunk_bytes : {size_t{24}, size_t{5}}) {
+        std::vector<std::vector<double>> data(n, std::vector<double>(n * count, -1.0));
+        std::vector<double> expected(n * count);
+        for (int r = 0; r < n; ++r) {
+          for (size_t i = 0; i < count; ++i) expected[r * count + i] = data[r][r * count + i] = r * 1e6 + i + 0.5;
+        }
+        RunPhase(n, [&](Transport* t, int r, ScratchSpace*) {
+          return StartAllgather(t, data[r].data(), count, kFloat64, chunk_bytes);
+        });
+        for (int r = 0; r < n; ++r) {
+          ASSERT_EQ(data[r], expected) << "n=" << n << " count=" << count << " chunk " << chunk_bytes << " rank " << r;
+        }
+      }
+    }
+  }
+}
+
 TEST(CollectiveSum, HalfPrecisionRoundsOnceAtTheEnd) {
   // 2048 + 1 + 1 in float16: per-step rounding gives 2048 (2049 is not representable, ties to
   // even), one rounding at the end gives 2050.
@@ -123,6 +145,10 @@ TEST(CollectivePlan, FusesConsecutiveAllreducesOfOneDTypeUpToTheLimit) {
   EXPECT_EQ(Lengths(PlanGroups(d, none, 100)), (std::vector<uint32_t>{2, 1, 1, 1, 1, 1, 1, 1, 1}));
   EXPECT_EQ(Lengths(PlanGroups(d, none, 120)), (std::vector<uint32_t>{3, 1, 1, 1, 1, 1, 1, 1}));
   EXPECT_EQ(Lengths(PlanGroups(d, none, 0)), std::vector<uint32_t>(d.size(), 1));
+  // Allgathers run alone and end a fused run.
+  const auto ag = CollectiveKind::kAllgather;
+  std::vector<CollectiveDesc> g = {Desc(ar, 5), Desc(ag, 5), Desc(ag, 5), Desc(ar, 5), Desc(ar, 5)};
+  EXPECT_EQ(Lengths(PlanGroups(g, std::vector<int>(g.size(), -1), 100)), (std::vector<uint32_t>{1, 1, 1, 2}));
   std::vector<int> cancelled = none;
   cancelled[1] = 2;
   const auto groups = PlanGroups(d, cancelled, 120);
@@ -169,6 +195,9 @@ TEST(CollectiveProtocol, DescriptionsNameKindKeyCountAndDType) {
   d.kind = CollectiveKind::kBroadcast;
   d.dtype = kInt64;
   EXPECT_EQ(protocol::DescribeCollective(d), "broadcast of key 7 (1000 int64)");
+  d.kind = CollectiveKind::kAllgather;
+  d.dtype = kUint8;
+  EXPECT_EQ(protocol::DescribeCollective(d), "allgather of key 7 (1000 uint8 per rank)");
   EXPECT_EQ(protocol::DescribeCollective(Desc(CollectiveKind::kBarrier, 0)), "barrier");
 }
 

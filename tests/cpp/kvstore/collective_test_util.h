@@ -17,14 +17,19 @@ namespace mxnet {
 namespace kvstore {
 namespace test {
 
+/*! \brief Makes rank r's transport over the world (to wrap the in-process one). */
+using TransportFactory = std::function<std::unique_ptr<Transport>(InProcWorld* world, int rank)>;
+
 /*! \brief One group per rank over an in-process world. */
 struct Ranks {
   std::shared_ptr<InProcWorld> world;
   std::vector<std::unique_ptr<CollectiveGroup>> groups;
 
-  explicit Ranks(int n, double timeout_sec = 20, size_t fusion_bytes = 1 << 20) : world(InProcWorld::Create(n)) {
+  explicit Ranks(int n, double timeout_sec = 20, size_t fusion_bytes = 1 << 20, const TransportFactory& make = nullptr)
+      : world(InProcWorld::Create(n)) {
     for (int r = 0; r < n; ++r) {
-      groups.push_back(std::make_unique<CollectiveGroup>(world->CreateTransport(r), timeout_sec, fusion_bytes));
+      std::unique_ptr<Transport> t = make ? make(world.get(), r) : world->CreateTransport(r);
+      groups.push_back(std::make_unique<CollectiveGroup>(std::move(t), timeout_sec, fusion_bytes));
     }
   }
   // Each group's destructor ends with a barrier with its peers, so they close concurrently,
@@ -76,6 +81,11 @@ inline CollectiveDesc Allreduce(int64_t key, int64_t count, int dtype) {
 inline CollectiveDesc Broadcast(int64_t key, int64_t count, int dtype) {
   CollectiveDesc d = Allreduce(key, count, dtype);
   d.kind = CollectiveKind::kBroadcast;
+  return d;
+}
+inline CollectiveDesc Allgather(int64_t key, int64_t count, int dtype) {
+  CollectiveDesc d = Allreduce(key, count, dtype);
+  d.kind = CollectiveKind::kAllgather;
   return d;
 }
 inline CollectiveDesc Barrier() {

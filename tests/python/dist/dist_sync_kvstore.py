@@ -109,6 +109,21 @@ def mode_compressed(rank, n):
     assert (pushed("a", 0.3) == 2 * step).all()
     assert (pushed("a", t) == 3 * step).all()
 
+    # Random gradients, a different one per rank: each rank's contribution is quantized
+    # (2bit rule, fresh residual), and the decoded parts are added in rank order.
+    def quantized(seed):
+        g = np.random.RandomState(seed).uniform(-1, 1, 1000).astype(np.float32)
+        return np.where(g >= t, t, np.where(g <= -t, -t, 0)).astype(np.float32), g
+
+    kv.init("c", mx.nd.zeros((1000,)))
+    kv.push("c", mx.nd.array(quantized(10 + rank)[1]))
+    out = mx.nd.zeros((1000,))
+    kv.pull("c", out=out)
+    total = quantized(10)[0]
+    for r in range(1, n):
+        total = total + quantized(10 + r)[0]
+    np.testing.assert_array_equal(out.asnumpy(), RATE * total)
+
 
 def mode_gluon(rank, n):
     """w = 1, gradient rank + 1 on every rank, sgd lr 1: w = 1 - n(n+1)/2 after one step."""
