@@ -56,6 +56,13 @@ def test_dist_gluon_trainer_step(n):
     assert out.count("OK gluon") == n, out
 
 
+@pytest.mark.parametrize("n", [2, 3])
+def test_dist_optimizer_states_agree_and_reload(n, tmp_path):
+    rc, out, _ = mpirun(n, "states", {"KV_STATES_DIR": str(tmp_path)})
+    assert rc == 0, out
+    assert out.count("OK states") == n, out
+
+
 def test_dist_mismatched_key_names_rank():
     rc, out, _ = mpirun(2, "mismatch", {"MXNET_KVSTORE_TIMEOUT": "20"})
     assert out.count("NAMED") == 2, out

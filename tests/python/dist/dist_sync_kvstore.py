@@ -125,6 +125,41 @@ def mode_compressed(rank, n):
     np.testing.assert_array_equal(out.asnumpy(), RATE * total)
 
 
+def mode_states(rank, n):
+    """set_optimizer runs the optimizer on every rank: momentum states agree bit for bit, and
+    rank 0's saved states load into a store of any size (here a single-process one)."""
+    kv = mx.kv.create("dist_sync")
+    kv.set_optimizer(mx.optimizer.create("sgd", learning_rate=0.1, momentum=0.9, wd=0.01))
+    kv.init([0, 1], [mx.nd.ones((5, 4)), mx.nd.ones((7,))])
+    for step in range(3):
+        rng = np.random.RandomState(100 * step + rank)
+        kv.push([0, 1], [mx.nd.array(rng.uniform(-1, 1, (5, 4))), mx.nd.array(rng.uniform(-1, 1, (7,)))])
+    weights = [mx.nd.zeros((5, 4)), mx.nd.zeros((7,))]
+    kv.pull([0, 1], out=weights)
+    folder = os.environ["KV_STATES_DIR"]
+    kv.save_optimizer_states(os.path.join(folder, "rank%d.states" % rank))
+    np.save(os.path.join(folder, "rank%d.weight0.npy" % rank), weights[0].asnumpy())
+    kv._barrier()
+    if rank != 0:
+        return
+    def loaded_states(path):
+        """The states in a file, as a fresh single-process store loads them."""
+        single = mx.kv.create("local")
+        single.set_optimizer(mx.optimizer.create("sgd", learning_rate=0.1, momentum=0.9, wd=0.01))
+        single.load_optimizer_states(path)
+        return {k: v.asnumpy() for k, v in single._updater.states.items()}
+
+    mine = loaded_states(os.path.join(folder, "rank0.states"))
+    assert sorted(mine) == [0, 1], sorted(mine)
+    assert np.abs(mine[0]).sum() > 0  # momentum moved
+    for r in range(1, n):
+        other = loaded_states(os.path.join(folder, "rank%d.states" % r))
+        for k in mine:
+            np.testing.assert_array_equal(mine[k], other[k])
+        np.testing.assert_array_equal(np.load(os.path.join(folder, "rank0.weight0.npy")),
+                                      np.load(os.path.join(folder, "rank%d.weight0.npy" % r)))
+
+
 def mode_gluon(rank, n):
     """w = 1, gradient rank + 1 on every rank, sgd lr 1: w = 1 - n(n+1)/2 after one step."""
     for update_on_kvstore in (None, True, False):
