@@ -30,7 +30,8 @@ oversubscribed), every job gets OMP_NUM_THREADS=max(1, cores // ranks), and MPI 
 OMPI_MCA_btl_vader_single_copy_mechanism=none (as tests/python/test_kvstore_dist.py: Linux CMA
 needs ptrace rights that containers often lack; ours runs over the same MPI, so both get the
 same shared-memory transport). The load average is printed before and after: other
-processes on the machine show up as noise in every column.
+processes on the machine show up as noise in every column (--max-load waits for a quieter
+machine before each job).
 
     python benchmark/python/kvstore_allreduce.py --quick          # 2 ranks, 2 sizes, seconds
     python benchmark/python/kvstore_allreduce.py                  # the full tables (~4 min)
@@ -48,6 +49,9 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from bench_procs import wait_quiet  # noqa: E402  (stdlib only)
+
 REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
 C_SOURCE = os.path.join(REPO, "benchmark", "c", "mpi_allreduce.c")
 TORCH_PY = "/usr/bin/python3"
@@ -79,7 +83,7 @@ def worker_ours(spec):
     import mxnet as mx
     kv = mx.kv.create("dist_sync")
     rank = kv.rank
-    out = []
+    total = kv.num_workers * (kv.num_workers + 1) // 2  # the sum of every rank's rank + 1
     for ci, case in enumerate(spec["cases"]):
         nbytes, keys, ops = case["bytes"], case["keys"], case["ops"]
         count = nbytes // 4
@@ -87,7 +91,8 @@ def worker_ours(spec):
             key = "k%d" % ci
             kv.init(key, mx.nd.zeros((count,)))
             arr = mx.nd.ones((count,)) * (rank + 1)
-            arr.wait_to_read()
+            kv.pushpull(key, arr)  # checked once; the timed sums then grow in place
+            assert (arr.asnumpy() == total).all(), "wrong sum for %d bytes" % nbytes
 
             def step():
                 for _ in range(ops):
@@ -98,7 +103,9 @@ def worker_ours(spec):
             kv.init(names, [mx.nd.zeros((count,)) for _ in names])
             grads = [mx.nd.ones((count,)) * (rank + 1) for _ in names]
             outs = [mx.nd.zeros((count,)) for _ in names]
-            mx.nd.waitall()
+            kv.push(names, grads)
+            kv.pull(names, out=outs)
+            assert all((o.asnumpy() == total).all() for o in outs), "wrong fused sums"
 
             def step():
                 for _ in range(ops):
@@ -117,7 +124,6 @@ def worker_ours(spec):
         rec = {"bytes": nbytes, "keys": keys, "ops": ops, "seconds": seconds}
         if rank == 0:
             print(json.dumps(rec), flush=True)
-        out.append(rec)
     kv._barrier()
 
 
@@ -292,6 +298,8 @@ def main(argv=None):
                    help="smoke test: 2 ranks, 16 KB and 1 MB, 1 round of 2 repeats after 1 "
                         "warm-up, 20 fusion keys")
     p.add_argument("--timeout", type=int, default=600, help="seconds per job")
+    p.add_argument("--max-load", type=float, default=0,
+                   help="before each job, wait until the load average is below this")
     p.add_argument("--json", default=None, help="also write the results here")
     args = p.parse_args(argv)
 
@@ -365,6 +373,7 @@ def main(argv=None):
             for rnd in range(args.rounds):
                 order = jobs if rnd % 2 == 0 else list(reversed(jobs))
                 for label, fw, cases, extra in order:
+                    wait_quiet(args.max_load)
                     t0 = time.time()
                     recs, err = run_framework(fw, n, cases, args, binary, extra)
                     if err:

@@ -90,6 +90,14 @@ class KVStore {
                         int priority) = 0;
   virtual void PullRowSparseImpl(const std::vector<int>& keys, const std::vector<std::vector<NDArray*>>& outs,
                                  const std::vector<std::vector<NDArray>>& row_ids, int priority) = 0;
+  /*!
+   * \brief pushpull(keys, values) with every value its own out, one value per key (keys
+   *        ascending, unique): a store may sum in place instead of pushing then pulling.
+   *        Returns false to get the push + pull.
+   */
+  virtual bool PushPullInPlaceImpl(const std::vector<int>& keys, const std::vector<NDArray>& values, int priority) {
+    return false;
+  }
 
   bool has_updater() const { return static_cast<bool>(updater_) || static_cast<bool>(str_updater_); }
   /*! \brief Calls the updater with the key as the user gave it (int or str). */
@@ -108,6 +116,8 @@ class KVStore {
   void PullInts(const std::vector<int>& keys, const std::vector<NDArray*>& outs, int priority);
   void PullRowSparseInts(const std::vector<int>& keys, const std::vector<NDArray*>& outs,
                          const std::vector<NDArray>& row_ids, int priority);
+  void PushPullInts(const std::vector<int>& vkeys, const std::vector<int>& okeys, const std::vector<NDArray>& values,
+                    const std::vector<NDArray*>& outs, int priority);
   std::vector<int> StrKeysToInt(const std::vector<std::string>& keys, bool create);
 
   std::string type_;

@@ -214,14 +214,36 @@ void KVStore::PullRowSparse(const std::vector<std::string>& keys, const std::vec
 
 void KVStore::PushPull(const std::vector<int>& vkeys, const std::vector<int>& okeys,
                        const std::vector<NDArray>& values, const std::vector<NDArray*>& outs, int priority) {
-  Push(vkeys, values, priority);
-  Pull(okeys, outs, priority, true);
+  CheckKeyKind(KeyKind::kInt);
+  PushPullInts(vkeys, okeys, values, outs, priority);
 }
 
 void KVStore::PushPull(const std::vector<std::string>& vkeys, const std::vector<std::string>& okeys,
                        const std::vector<NDArray>& values, const std::vector<NDArray*>& outs, int priority) {
-  Push(vkeys, values, priority);
-  Pull(okeys, outs, priority, true);
+  const std::vector<int> vids = StrKeysToInt(vkeys, false);
+  PushPullInts(vids, StrKeysToInt(okeys, false), values, outs, priority);
+}
+
+void KVStore::PushPullInts(const std::vector<int>& vkeys, const std::vector<int>& okeys,
+                           const std::vector<NDArray>& values, const std::vector<NDArray*>& outs, int priority) {
+  bool in_place = vkeys == okeys && values.size() == outs.size() && values.size() == vkeys.size();
+  for (size_t i = 0; in_place && i < values.size(); ++i) {
+    in_place = outs[i] != nullptr && !values[i].is_none() && outs[i]->SameData(values[i]) &&
+               outs[i]->shape() == values[i].shape() && outs[i]->dtype() == values[i].dtype();
+  }
+  if (in_place) {
+    std::vector<int> ukeys;
+    std::vector<std::vector<NDArray>> grouped;
+    GroupByKey(vkeys, values, &ukeys, &grouped);
+    std::vector<NDArray> one;
+    for (const auto& g : grouped) {
+      if (g.size() != 1) break;
+      one.push_back(g[0]);
+    }
+    if (one.size() == ukeys.size() && PushPullInPlaceImpl(ukeys, one, priority)) return;
+  }
+  PushInts(vkeys, values, priority);
+  PullInts(okeys, outs, priority);
 }
 
 void KVStore::Broadcast(const std::vector<int>& vkeys, const std::vector<int>& okeys,

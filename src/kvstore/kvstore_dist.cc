@@ -94,6 +94,23 @@ NDArray KVStoreDist::Aggregate(int key, const NDArray& local_sum, bool owned, in
   return total;
 }
 
+bool KVStoreDist::PushPullInPlaceImpl(const std::vector<int>& keys, const std::vector<NDArray>& values,
+                                      int priority) {
+  if (has_updater() || (compression() && compression()->active())) return false;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    const NDArray& stored = Stored(keys[i]);
+    if (stored.shape() != values[i].shape() || stored.dtype() != values[i].dtype() ||
+        !values[i].ctx().IsHostMemory()) {
+      return false;
+    }
+  }
+  for (size_t i = 0; i < keys.size(); ++i) {
+    PushCollective(Describe(CollectiveKind::kAllreduceSum, keys[i], values[i]), values[i], priority);
+    AliasStored(keys[i], values[i]);
+  }
+  return true;
+}
+
 NDArray KVStoreDist::AggregateCompressed(int key, const NDArray& local_sum, int priority) {
   MX_CHECK_KIND(local_sum.dtype() == kFloat32, "TypeError")
       << "gradient compression works on float32 values; key " << KeyName(key) << " got "

@@ -34,6 +34,11 @@ class KVStoreDist : public KVStoreLocal {
   /*! \brief Sums local_sum across ranks (in a buffer of the store: the user's arrays stay as they were). */
   NDArray Aggregate(int key, const NDArray& local_sum, bool owned, int priority) override;
   bool CompressesEachValue() const override { return false; }
+  /*!
+   * \brief Without an updater or compression, sums each value across ranks in place (no copy
+   *        on the way in or out) and keeps the result as the stored value by reference.
+   */
+  bool PushPullInPlaceImpl(const std::vector<int>& keys, const std::vector<NDArray>& values, int priority) override;
 
  private:
   /*!

@@ -35,6 +35,23 @@ NDArray& KVStoreLocal::Stored(int key) {
   return it->second;
 }
 
+void KVStoreLocal::AliasStored(int key, const NDArray& value) {
+  Stored(key) = value;
+  aliased_[key] = true;
+}
+
+NDArray& KVStoreLocal::StoredForWrite(int key, bool keep_value, int priority) {
+  NDArray& stored = Stored(key);
+  auto it = aliased_.find(key);
+  if (it != aliased_.end() && it->second) {
+    NDArray own(stored.shape(), stored.ctx(), false, stored.dtype());
+    if (keep_value) CopyFromTo(stored, own, priority);
+    stored = own;
+    it->second = false;
+  }
+  return stored;
+}
+
 NDArray& KVStoreLocal::Buffer(int key, int slot, const TShape& shape, int dtype, Context ctx) {
   auto& buf = buffers_[{key, slot}];
   if (buf.is_none() || buf.shape() != shape || buf.dtype() != dtype || !(buf.ctx() == ctx)) {
@@ -152,7 +169,7 @@ void KVStoreLocal::PushImpl(const std::vector<int>& keys, const std::vector<std:
     bool owned = false;
     const NDArray local_sum = ReduceLocal(key, values[i], priority, &owned);
     const NDArray recv = Aggregate(key, local_sum, owned, priority);
-    NDArray& stored = Stored(key);
+    NDArray& stored = StoredForWrite(key, has_updater(), priority);
     if (has_updater()) {
       if (!(stored.ctx() == recv.ctx())) {
         // The update runs where the sum is: the stored value moves there once and stays.

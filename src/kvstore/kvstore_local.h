@@ -50,6 +50,15 @@ class KVStoreLocal : public KVStore {
   virtual bool CompressesEachValue() const { return true; }
   /*! \brief The stored value of key, or a clear error when it was never initialized. */
   NDArray& Stored(int key);
+  /*!
+   * \brief Makes value the stored value of key without a copy (1.x keeps a single value pushed
+   *        without an updater by reference). The store never writes into it: the next write to
+   *        the key first gives the store its own array again.
+   */
+  void AliasStored(int key, const NDArray& value);
+  /*! \brief Stored(key), first replaced by the store's own array if it is an alias (copying
+   *         the value when keep_value). */
+  NDArray& StoredForWrite(int key, bool keep_value, int priority);
   bool IsStored(int key) const { return store_.count(key) != 0; }
   /*! \brief An array the store owns, one per (key, slot), made (zero-filled) at first use. */
   NDArray& Buffer(int key, int slot, const TShape& shape, int dtype, Context ctx);
@@ -66,6 +75,7 @@ class KVStoreLocal : public KVStore {
   NDArray TreeSum(int key, const std::vector<NDArray>& values, int priority);
 
   std::unordered_map<int, NDArray> store_;
+  std::unordered_map<int, bool> aliased_;
   // Per-key buffers: slot 0 = the merged sum; 1.. = compression residuals and scratch.
   std::map<std::pair<int, int>, NDArray> buffers_;
   std::unordered_map<int, Context> merge_ctx_;

@@ -68,6 +68,16 @@ def mode_pushpull(rank, n):
         out = mx.nd.zeros((3, 4))
         kv.pushpull("w", mx.nd.ones((3, 4)) * (rank + 1), out=out)
         assert (out.asnumpy() == triangle(n)).all()
+    # An in-place pushpull keeps its result as the stored value without a copy; a later push
+    # must not write into the caller's array.
+    kv.init("z", mx.nd.zeros((5,)))
+    v = mx.nd.ones((5,)) * (rank + 1)
+    kv.pushpull("z", v)
+    kv.push("z", mx.nd.ones((5,)) * (rank + 1) * 10)
+    pulled = mx.nd.zeros((5,))
+    kv.pull("z", out=pulled)
+    assert (pulled.asnumpy() == 10 * triangle(n)).all(), pulled.asnumpy()
+    assert (v.asnumpy() == triangle(n)).all(), v.asnumpy()
     b = mx.nd.zeros((2, 2))
     kv.broadcast("b", mx.nd.ones((2, 2)) * (7 if rank == 0 else rank), out=b)
     assert (b.asnumpy() == 7).all()
