@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -33,6 +34,14 @@ namespace mxnet {
 namespace kvstore {
 
 using Clock = std::chrono::steady_clock;
+
+inline double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+/*! \brief Seconds as messages print them ("45", "0.5"). */
+inline std::string FormatSeconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%g", s);
+  return buf;
+}
 
 /*! \brief A non-zero rank waits this much longer than the timeout for rank 0's plan: rank 0 may
  *         itself wait the whole timeout for another rank before it answers with an error. */

@@ -13,15 +13,6 @@
 namespace mxnet {
 namespace kvstore {
 
-namespace {
-double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
-std::string FormatSeconds(double s) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%g", s);
-  return buf;
-}
-}  // namespace
-
 bool CollectiveGroup::Impl::Negotiate() { return rank == 0 ? PlanReady() : ReportReady(); }
 
 bool CollectiveGroup::Impl::ReportReady() {

@@ -12,15 +12,6 @@
 namespace mxnet {
 namespace kvstore {
 
-namespace {
-double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
-std::string FormatSeconds(double s) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%g", s);
-  return buf;
-}
-}  // namespace
-
 void CallDone(const CollectiveDone& done, const std::string& error) {
   if (!done) return;
   try {

@@ -102,14 +102,7 @@ class TestStore(KVStoreBase):
             return False
         raise ValueError("Unknown capability: {}".format(capability))
 
-    def set_optimizer(self, optimizer):
-        raise NotImplementedError()
-
-    def save_optimizer_states(self, fname, dump_optimizer=False):
-        raise NotImplementedError()
-
-    def load_optimizer_states(self, fname):
-        raise NotImplementedError()
+    # set_optimizer and the optimizer-state methods: KVStoreBase's NotImplementedError.
 
     @property
     def type(self):
