@@ -63,8 +63,8 @@ std::unique_ptr<KVStore> KVStore::Create(const std::string& name) {
   }
   if (type == "horovod") return std::make_unique<kvstore::KVStoreDist>(type);
   if (type.find("nccl") != std::string::npos) {
-    MX_THROW("MXNetError") << "kvstore '" << type << "' sums on GPUs with NCCL, which needs a build with "
-                           << "USE_CUDA=ON USE_NCCL=ON and GPUs; use 'device' or 'local'";
+    MX_THROW("MXNetError") << "kvstore '" << type << "' sums GPU arrays with NCCL, and this runtime cannot "
+                           << "hold arrays on GPUs yet; use 'device' or 'local' (or 'dist_sync' across processes)";
   }
   return std::make_unique<kvstore::KVStoreLocal>(type);
 }

@@ -242,3 +242,10 @@ def test_test_optimizer_through_updater():
     for i in range(3):
         updater(0, nd.ones(SHAPE) * (i + 1), weight)
     np.testing.assert_allclose(weight.asnumpy(), np.full(SHAPE, 1 + 2.0 * (1 + 2 + 3)))
+
+
+@pytest.mark.parametrize("name,named", [("dist_async", "dist_sync"), ("nccl", "device")])
+def test_types_not_provided_raise_naming_the_alternative(name, named):
+    with pytest.raises(mx.base.MXNetError) as info:
+        mx.kv.create(name)
+    assert named in str(info.value) and name in str(info.value)
