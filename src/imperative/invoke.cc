@@ -19,8 +19,10 @@ thread_local bool tls_training = false;
 Context ResolveContext(Context default_ctx, const op::NodeAttrs& attrs, const std::vector<NDArray*>& inputs) {
   if (!inputs.empty()) {
     const Context c = inputs[0]->ctx();
+    // Host contexts (cpu(0), cpu(1), pinned, shared) are all plain memory: 1.x lets them mix,
+    // and the op runs on the first input's. A GPU array must meet arrays on its own device.
     for (size_t i = 1; i < inputs.size(); ++i)
-      MX_CHECK_KIND(inputs[i]->ctx() == c, "ValueError")
+      MX_CHECK_KIND(inputs[i]->ctx() == c || (c.IsHostMemory() && inputs[i]->ctx().IsHostMemory()), "ValueError")
           << attrs.op->name << ": all inputs must be on the same device, got " << c.ToString() << " and "
           << inputs[i]->ctx().ToString() << " (input " << i << ")";
     return c;
@@ -163,9 +165,9 @@ void Invoke(Context default_ctx, std::shared_ptr<const op::NodeAttrs> shared_att
     InferOutputs(attrs, ctx, inputs, outputs);
   }
   for (uint32_t i = 0; i < nout; ++i)
-    MX_CHECK_KIND(outputs[i]->ctx() == ctx, "ValueError") << op->name << ": output " << i << " is on "
-                                                         << outputs[i]->ctx().ToString() << ", inputs on "
-                                                         << ctx.ToString();
+    MX_CHECK_KIND(outputs[i]->ctx() == ctx || (ctx.IsHostMemory() && outputs[i]->ctx().IsHostMemory()), "ValueError")
+        << op->name << ": output " << i << " is on " << outputs[i]->ctx().ToString() << ", inputs on "
+        << ctx.ToString();
 
   // An output sharing memory with an input the op does not declare in-place gets a
   // temporary and a copy back, so kernels never see unexpected aliasing.

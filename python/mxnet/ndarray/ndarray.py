@@ -201,8 +201,11 @@ class NDArray(object):
             if other == self.context:
                 return _op("_copy", self)
             hret = _new_alloc(self.shape, other, self.dtype if self._dtype_flag != _BF16 else "bfloat16")
-            hret._sync_copyfrom(self.asnumpy())
-            return hret
+            if self.context.device_type == "gpu" or other.device_type == "gpu":
+                hret._sync_copyfrom(self.asnumpy())
+                return hret
+            # Host contexts share one memory: an engine copy, recorded by autograd as 1.x's is.
+            return _op("_copy", self, out=hret)
         raise TypeError("copyto does not support type " + str(type(other)))
 
     def copy(self):
