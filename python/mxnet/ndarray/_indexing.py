@@ -38,22 +38,29 @@ def _reshaped(res, shape):
     shape = tuple(shape)
     if res.shape == shape:
         return res
-    from .. import autograd  # imported late: autograd imports this package
-    if autograd.is_recording():
+    if _recording():
         return _op("Reshape", res, shape=shape)
     return res.reshape(shape)
 
 
+def _recording():
+    from .. import autograd  # imported late: autograd imports this package
+    return autograd.is_recording()
+
+
 def getitem(self, key):
     shape = self.shape
-    if _is_int(key):
+    # Views (int and axis-0 slices) are not operations, so while autograd records, those
+    # keys take the recorded `slice` path below instead.
+    recording = _recording()
+    if _is_int(key) and not recording:
         idx = int(key)
         if idx < -shape[0] or idx >= shape[0]:
             raise IndexError("index %d is out of bounds for axis 0 with size %d" % (idx, shape[0]))
         idx = idx % shape[0]
         res = self._at(idx)
         return res.reshape((1,)) if len(shape) == 1 else res
-    if isinstance(key, slice) and (key.step is None or key.step == 1):
+    if isinstance(key, slice) and (key.step is None or key.step == 1) and not recording:
         start, stop, _ = key.indices(shape[0])
         return self._slice(start, max(start, stop))
     if _is_advanced(key):
