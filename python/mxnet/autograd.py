@@ -105,9 +105,8 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):
 
 def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=False, train_mode=True):
     heads, head_handles, hg = _parse_head(heads, head_grads)
-    single = isinstance(variables, NDArray)
-    if single:
-        variables = [variables]
+    if isinstance(variables, NDArray):
+        variables = [variables]  # the result is still a list, as in 1.x
     if retain_graph is None:
         retain_graph = create_graph
     grad_vars = ctypes.POINTER(NDArrayHandle)()
@@ -116,8 +115,7 @@ def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=Fals
                                          ctypes.c_int(retain_graph), ctypes.c_int(create_graph),
                                          ctypes.c_int(train_mode), ctypes.byref(grad_vars),
                                          ctypes.byref(grad_stypes)))
-    ret = [NDArray(NDArrayHandle(grad_vars[i])) for i in range(len(variables))]
-    return ret[0] if single else ret
+    return [NDArray(NDArrayHandle(grad_vars[i])) for i in range(len(variables))]
 
 
 def get_symbol(x):

@@ -46,3 +46,13 @@ def test_negative_index_and_views_outside_recording():
     view = b[1]
     view[:] = 9  # outside recording an int index is still a view of b
     np.testing.assert_array_equal(b.asnumpy()[1], [9, 9])
+
+
+def test_grad_of_one_variable_is_a_list():
+    x = nd.array([1.0, 2.0])
+    x.attach_grad()
+    with autograd.record():
+        y = (x * x).sum()
+    g = autograd.grad(y, x)
+    assert isinstance(g, list) and len(g) == 1
+    np.testing.assert_array_equal(g[0].asnumpy(), [2.0, 4.0])

@@ -12,7 +12,14 @@ def _random(op, sample_op, params, shape, dtype, ctx, out, kwargs):
         if len(arrays) != len(params):
             raise ValueError("distribution parameters must be all scalars or all NDArrays")
         return invoke_by_name(sample_op, tuple(params.values()), dict(shape=shape, dtype=dtype, out=out, **kwargs))
-    return invoke_by_name(op, (), dict(params, shape=shape, dtype=dtype, ctx=ctx, out=out, **kwargs))
+    return invoke_by_name(op, (), dict(params, shape=_default_shape(shape, out), dtype=dtype, ctx=ctx, out=out,
+                                       **kwargs))
+
+
+def _default_shape(shape, out):
+    """1.x's samplers with scalar parameters draw one value, shape (1,), when given neither a
+    shape nor an out."""
+    return (1,) if shape is _Null and out is None else shape
 
 
 def uniform(low=0, high=1, shape=_Null, dtype=_Null, ctx=None, out=None, **kwargs):
@@ -30,8 +37,8 @@ def randn(*shape, **kwargs):
 
 
 def randint(low, high, shape=_Null, dtype=_Null, ctx=None, out=None, **kwargs):
-    return invoke_by_name("_random_randint", (), dict(low=low, high=high, shape=shape, dtype=dtype, ctx=ctx,
-                                                      out=out, **kwargs))
+    return invoke_by_name("_random_randint", (), dict(low=low, high=high, shape=_default_shape(shape, out),
+                                                      dtype=dtype, ctx=ctx, out=out, **kwargs))
 
 
 def exponential(scale=1, shape=_Null, dtype=_Null, ctx=None, out=None, **kwargs):

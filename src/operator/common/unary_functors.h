@@ -44,9 +44,18 @@ inline C absval(C x) {
 MXNET_ROUNDING(floor)
 MXNET_ROUNDING(ceil)
 MXNET_ROUNDING(round)
-MXNET_ROUNDING(rint)
 MXNET_ROUNDING(trunc)
 #undef MXNET_ROUNDING
+/*! \brief MXNet's rint: a tie goes down (rint(1.5) = 1, rint(-1.5) = -2), unlike C's rint. */
+template <typename C>
+inline C rint_(C x) {
+  if constexpr (std::is_integral_v<C>) {
+    return x;
+  } else {
+    const C f = std::floor(x);
+    return x - f <= C(0.5) ? f : f + C(1);
+  }
+}
 
 // float (also fp16/bf16's compute type) takes vector_math.h so the loops vectorise; other
 // types keep libm.
@@ -100,6 +109,7 @@ MXNET_VECTOR_OR_STD(tan_, std::fabs(x) > vmath::kTrigLimit ? std::tan(x) : vmath
   X(sqrt, C(std::sqrt(x)), C(C(0.5) / y))                                                    \
   X(rsqrt, C(C(1) / std::sqrt(x)), C(C(-0.5) * y * y * y))                                   \
   X(cbrt, C(std::cbrt(x)), C(C(1) / (C(3) * y * y)))                                         \
+  X(rcbrt, C(C(1) / std::cbrt(x)), C(C(-1) / C(3) * y * y * y * y))                           \
   X(exp, C(math::exp_(x)), y)                                                                  \
   X(expm1, C(math::expm1_(x)), C(y + C(1)))                                                    \
   X(log, C(math::log_(x)), C(C(1) / x))                                                        \

@@ -61,6 +61,7 @@ const char* UnaryDoc(const std::string& name) {
       {"sqrt", "Returns element-wise square-root value of the input."},
       {"rsqrt", "Returns element-wise inverse square-root value of the input."},
       {"cbrt", "Returns element-wise cube-root value of the input."},
+      {"rcbrt", "Returns element-wise inverse cube-root value of the input."},
       {"exp", "Returns element-wise exponential value of the input."},
       {"expm1", "Returns exp(x) - 1 computed element-wise, accurate for small x."},
       {"log", "Returns element-wise natural logarithm of the input."},
@@ -91,7 +92,7 @@ const char* UnaryDoc(const std::string& name) {
       {"floor", "Returns element-wise floor of the input."},
       {"ceil", "Returns element-wise ceiling of the input."},
       {"round", "Returns element-wise rounded value to the nearest integer, halves away from zero."},
-      {"rint", "Returns element-wise rounded value to the nearest integer, halves to even."},
+      {"rint", "Returns element-wise rounded value to the nearest integer; a half rounds down (rint(1.5) = 1, rint(-1.5) = -2), as MXNet 1.x."},
       {"trunc", "Return the element-wise truncated value of the input (towards zero)."},
       {"fix", "Returns element-wise rounded value to the nearest integer towards zero."},
       {"logical_not", "Returns the result of logical NOT (!) function: 1 where x is 0, else 0."},
@@ -141,6 +142,7 @@ MXNET_REGISTER_UNARY(square);
 MXNET_REGISTER_UNARY(sqrt);
 MXNET_REGISTER_UNARY(rsqrt);
 MXNET_REGISTER_UNARY(cbrt);
+MXNET_REGISTER_UNARY(rcbrt);
 MXNET_REGISTER_UNARY(exp);
 MXNET_REGISTER_UNARY(expm1);
 MXNET_REGISTER_UNARY(log);

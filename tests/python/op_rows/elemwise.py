@@ -33,6 +33,12 @@ def _away(shape, lo, hi, seed=0, points=(0.0,), gap=0.1):
     return x
 
 
+def _rint_half_down(x):
+    """MXNet's rint: the nearest integer, a tie going down (1.5 -> 1, -1.5 -> -2)."""
+    f = np.floor(x)
+    return np.where(x - f <= 0.5, f, f + 1)
+
+
 def _fractional(shape, lo=-3, hi=3, seed=0):
     """Non-integers whose fractional part is in [0.2, 0.4] or [0.6, 0.8] (no ties, no jumps)."""
     rs = np.random.RandomState(seed)
@@ -121,6 +127,7 @@ UNARY = {
     "sqrt": (np.sqrt, lambda s: _u(s, 0.3, 3), True),
     "rsqrt": (lambda x: 1.0 / np.sqrt(x), lambda s: _u(s, 0.3, 3), True),
     "cbrt": (np.cbrt, lambda s: _away(s, -3, 3, gap=0.3), True),
+    "rcbrt": (lambda x: 1.0 / np.cbrt(x), lambda s: _away(s, -3, 3, gap=0.3), True),
     "exp": (np.exp, lambda s: _u(s, -2, 2), True),
     "expm1": (np.expm1, lambda s: _u(s, -1, 1), True),
     "log": (np.log, lambda s: _u(s, 0.3, 3), True),
@@ -152,7 +159,7 @@ UNARY = {
     "floor": (np.floor, _fractional, True),
     "ceil": (np.ceil, _fractional, True),
     "round": (_round_half_away, _fractional, True),
-    "rint": (np.rint, _fractional, True),
+    "rint": (_rint_half_down, _fractional, True),
     "fix": (np.trunc, _fractional, True),
     "trunc": (np.trunc, _fractional, True),
     "logical_not": (lambda x: _f(x == 0), lambda s: _ties(s), True),
@@ -180,7 +187,7 @@ for _name in ("sin", "cos"):
 CASES += [
     Case("round", "halves_away_from_zero", [np.array([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 3.5, -3.5])], {},
          _round_half_away, grad=(), dtypes=ALL),
-    Case("rint", "halves_to_even", [np.array([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 3.5, -3.5])], {}, np.rint,
+    Case("rint", "halves_down", [np.array([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 3.5, -3.5])], {}, _rint_half_down,
          grad=(), dtypes=ALL),
     Case("fix", "negative_toward_zero", [np.array([-2.7, -1.2, -0.3, 0.3, 1.2, 2.7])], {}, np.trunc, grad=(),
          dtypes=ALL),
