@@ -8,7 +8,7 @@ import math
 
 import numpy
 
-__all__ = ["EvalMetric", "CompositeEvalMetric", "Accuracy", "TopKAccuracy", "F1", "MAE", "MSE",
+__all__ = ["EvalMetric", "CompositeEvalMetric", "Accuracy", "TopKAccuracy", "F1", "MCC", "PCC", "MAE", "MSE",
            "RMSE", "CrossEntropy", "NegativeLogLikelihood", "Perplexity", "PearsonCorrelation",
            "Loss", "CustomMetric", "np", "create", "register", "check_label_shapes"]
 
@@ -453,6 +453,125 @@ def np(numpy_feval, name=None, allow_extra_outputs=False):
         return numpy_feval(label, pred)
     feval.__name__ = numpy_feval.__name__
     return CustomMetric(feval, name, allow_extra_outputs)
+
+
+
+def _mcc(tp, fp, fn, tn):
+    """Matthews correlation of binary counts; a zero factor of the denominator counts as 1."""
+    terms = [tp + fp, tp + fn, tn + fp, tn + fn]
+    denom = numpy.prod([t if t != 0 else 1.0 for t in terms])
+    return (tp * tn - fp * fn) / numpy.sqrt(denom)
+
+
+@alias("mcc")
+class MCC(EvalMetric):
+    """Matthews correlation coefficient of binary classification (positive class 1).
+
+    'macro' averages the per-update coefficients, 'micro' computes one from all counts.
+    """
+
+    def __init__(self, name="mcc", output_names=None, label_names=None, average="macro"):
+        if average not in ("macro", "micro"):
+            raise ValueError("MCC average must be 'macro' or 'micro', got %r" % (average,))
+        self._average = average
+        self._counts = numpy.zeros(4)
+        self._global_counts = numpy.zeros(4)
+        super(MCC, self).__init__(name=name, output_names=output_names, label_names=label_names)
+
+    def update(self, labels, preds):
+        for label, pred in _pairs(labels, preds):
+            label, pred = _to_numpy(label).astype("int32").ravel(), _to_numpy(pred)
+            pred_label = numpy.argmax(pred, axis=1) if pred.ndim > 1 else (pred > 0.5)
+            pred_label = pred_label.astype("int32").ravel()
+            check_label_shapes(label, pred_label)
+            if len(numpy.unique(label)) > 2 or label.max(initial=0) > 1 or label.min(initial=0) < 0:
+                raise ValueError("MCC currently only supports binary classification (see PCC).")
+            counts = numpy.array([((pred_label == 1) & (label == 1)).sum(), ((pred_label == 1) & (label == 0)).sum(),
+                                  ((pred_label == 0) & (label == 1)).sum(), ((pred_label == 0) & (label == 0)).sum()],
+                                 dtype=numpy.float64)
+            self._counts += counts
+            self._global_counts += counts
+            if self._average == "macro":
+                self._add(_mcc(*counts), 1)
+            else:
+                self.num_inst += 1
+                self.global_num_inst += 1
+                self.sum_metric = _mcc(*self._counts) * self.num_inst
+                self.global_sum_metric = _mcc(*self._global_counts) * self.global_num_inst
+
+    def reset(self):
+        super(MCC, self).reset()
+        self._counts = numpy.zeros(4)
+        self._global_counts = numpy.zeros(4)
+
+    def reset_local(self):
+        super(MCC, self).reset_local()
+        self._counts = numpy.zeros(4)
+
+
+def _pcc(confusion):
+    """Multi-class Matthews correlation (Gorodkin's R_K) of a confusion matrix [label, pred]."""
+    n = confusion.sum()
+    trace = numpy.trace(confusion)
+    truth = confusion.sum(axis=1)
+    predicted = confusion.sum(axis=0)
+    cov_xy = trace * n - numpy.dot(truth, predicted)
+    cov_xx = n * n - numpy.dot(predicted, predicted)
+    cov_yy = n * n - numpy.dot(truth, truth)
+    if cov_xx == 0 or cov_yy == 0:
+        return 0.0
+    return float(cov_xy / numpy.sqrt(cov_xx * cov_yy))
+
+
+@alias("pcc")
+class PCC(EvalMetric):
+    """Multi-class Matthews correlation (1.x's PCC) from the confusion matrix of all updates
+    since the last reset (get) or full reset (get_global); classes grow as labels and
+    prediction widths reveal them."""
+
+    def __init__(self, name="pcc", output_names=None, label_names=None, has_global_stats=True):
+        self._local = numpy.zeros((0, 0))
+        self._global = numpy.zeros((0, 0))
+        super(PCC, self).__init__(name=name, output_names=output_names, label_names=label_names)
+
+    @staticmethod
+    def _grown(confusion, k):
+        if confusion.shape[0] >= k:
+            return confusion
+        bigger = numpy.zeros((k, k))
+        bigger[:confusion.shape[0], :confusion.shape[1]] = confusion
+        return bigger
+
+    def update(self, labels, preds):
+        for label, pred in _pairs(labels, preds):
+            label, pred = _to_numpy(label).astype("int64").ravel(), _to_numpy(pred)
+            if pred.ndim > 1:
+                classes = pred.shape[1]
+                pred_label = numpy.argmax(pred, axis=1).astype("int64")
+            else:
+                classes = 2
+                pred_label = (pred.ravel() > 0.5).astype("int64")
+            check_label_shapes(label, pred_label)
+            k = max(classes, int(label.max(initial=0)) + 1)
+            batch = numpy.zeros((k, k))
+            numpy.add.at(batch, (label, pred_label), 1)
+            self._local = self._grown(self._local, k)
+            self._global = self._grown(self._global, k)
+            self._local[:k, :k] += batch
+            self._global[:k, :k] += batch
+            self.num_inst += 1
+            self.global_num_inst += 1
+            self.sum_metric = _pcc(self._local) * self.num_inst
+            self.global_sum_metric = _pcc(self._global) * self.global_num_inst
+
+    def reset(self):
+        super(PCC, self).reset()
+        self._local = numpy.zeros((0, 0))
+        self._global = numpy.zeros((0, 0))
+
+    def reset_local(self):
+        super(PCC, self).reset_local()
+        self._local = numpy.zeros((0, 0))
 
 
 def create(metric, *args, **kwargs):
