@@ -156,7 +156,8 @@ std::vector<NDArray> Backward(const std::vector<NDArray*>& heads, const std::vec
   for (auto* h : heads) {
     MX_CHECK_KIND(h->entry().node != nullptr, "MXNetError")
         << "Cannot differentiate node because it is not in a computational graph. You need to set is_recording "
-           "to true or use mark_variables() when computing gradient";
+           "to true or use autograd.record() to save computational graphs for backward. If you want to "
+           "differentiate the same graph twice, you need to pass retain_graph=True to backward.";
     if (seen.insert(h->entry().node.get()).second) stack.emplace_back(h->entry().node, 0);
     while (!stack.empty()) {
       auto& top = stack.back();

@@ -26,8 +26,8 @@ from .. import ndarray as nd
 from .. import symbol as _symbol
 from . import hybrid_graph
 from .hybrid_graph import flatten as _flatten, regroup as _regroup
-from .parameter import (DeferredInitializationError, Parameter, ParameterDict, data_epoch,
-                        shape_is_known)
+from .parameter import (DeferredInitializationError, Parameter, ParameterDict, ParameterLoadError,
+                        data_epoch, shape_is_known)
 from .utils import _indent
 
 __all__ = ["Block", "HybridBlock"]
@@ -248,13 +248,13 @@ class Block(object):
                 names_of.setdefault(id(val), []).append(key)
             for key, val in params.items():
                 if not any(k in loaded for k in names_of[id(val)]):
-                    raise ValueError("Parameter '%s' is missing in file '%s', which contains "
+                    raise ParameterLoadError("Parameter '%s' is missing in file '%s', which contains "
                                      "parameters: %s. Set allow_missing=True to ignore missing "
                                      "parameters." % (key, filename,
                                                       _brief(list(loaded.keys()))))
         extra = [key for key in loaded if key not in params]
         if extra and not ignore_extra:
-            raise ValueError("Parameter '%s' loaded from file '%s' is not present in Block, which "
+            raise ParameterLoadError("Parameter '%s' loaded from file '%s' is not present in Block, which "
                              "contains parameters %s. Set ignore_extra=True to ignore. "
                              % (extra[0], filename, _brief(list(params.keys()))))
         for key, value in loaded.items():

@@ -17,12 +17,17 @@ from .. import ndarray as nd
 from ..base import MXNetError
 from ..context import Context, cpu, current_context
 
-__all__ = ["DeferredInitializationError", "Parameter", "Constant", "ParameterDict",
+__all__ = ["DeferredInitializationError", "ParameterLoadError", "Parameter", "Constant", "ParameterDict",
            "tensor_types"]
 
 tensor_types = (nd.NDArray,)
 
 _GRAD_REQS = ("write", "add", "null")
+
+
+class ParameterLoadError(ValueError, AssertionError):
+    """Saved parameters that do not fit the block or dictionary loading them. Also an
+    AssertionError, which 1.x raised there, so scripts catching either keep working."""
 
 
 class DeferredInitializationError(MXNetError):
@@ -183,7 +188,7 @@ class Parameter(object):
             unknown = 0
             if len(self.shape) != len(data.shape) or any(
                     s not in (unknown, d) for s, d in zip(self.shape, data.shape)):
-                raise ValueError("Failed loading Parameter '%s' from saved params: shape "
+                raise ParameterLoadError("Failed loading Parameter '%s' from saved params: shape "
                                  "incompatible expected %s vs saved %s"
                                  % (self.name, str(self.shape), str(data.shape)))
             self._shape = tuple(d if s == unknown else s for s, d in zip(self.shape, data.shape))
@@ -196,7 +201,7 @@ class Parameter(object):
                 else:
                     self._dtype = data.dtype
             else:
-                raise ValueError("Failed loading Parameter '%s' from saved params: dtype "
+                raise ParameterLoadError("Failed loading Parameter '%s' from saved params: dtype "
                                  "incompatible expected %s vs saved %s. Set cast_dtype=True to "
                                  "cast the dtype of saved params."
                                  % (self.name, str(np.dtype(self.dtype)), str(data.dtype)))
@@ -205,7 +210,7 @@ class Parameter(object):
         if self._data is None:
             if self._deferred_init:
                 if ctx is not None and set(ctx) != set(self._deferred_init[1]):
-                    raise ValueError("Failed to load Parameter '%s' on %s because it was "
+                    raise ParameterLoadError("Failed to load Parameter '%s' on %s because it was "
                                      "previous initialized on %s."
                                      % (self.name, str(ctx), str(self.list_ctx())))
                 ctx = self._deferred_init[1]
@@ -214,7 +219,7 @@ class Parameter(object):
             self._init_impl(data, ctx)
         else:
             if ctx is not None and set(ctx) != set(self.list_ctx()):
-                raise ValueError("Failed to load Parameter '%s' on %s because it was previous "
+                raise ParameterLoadError("Failed to load Parameter '%s' on %s because it was previous "
                                  "initialized on %s." % (self.name, str(ctx), str(self.list_ctx())))
             self.set_data(data)
         self._deferred_init = ()
@@ -577,7 +582,7 @@ class ParameterDict(object):
         if restore_prefix:
             for name in self.keys():
                 if not name.startswith(restore_prefix):
-                    raise ValueError("restore_prefix is '%s' but Parameters name '%s' does not "
+                    raise ParameterLoadError("restore_prefix is '%s' but Parameters name '%s' does not "
                                      "start with '%s'" % (restore_prefix, name, restore_prefix))
         loaded = nd.load(filename)
         if not isinstance(loaded, dict):
@@ -593,14 +598,14 @@ class ParameterDict(object):
         if not allow_missing:
             for name in self.keys():
                 if name not in arg_dict:
-                    raise ValueError("Parameter '%s' is missing in file '%s', which contains "
+                    raise ParameterLoadError("Parameter '%s' is missing in file '%s', which contains "
                                      "parameters: %s. Please make sure source and target "
                                      "networks have the same prefix."
                                      % (name[len(restore_prefix):], filename,
                                         _brief_keys(arg_dict.keys())))
         extra = [name for name in arg_dict if name not in self._params]
         if extra and not ignore_extra:
-            raise ValueError("Parameter '%s' loaded from file '%s' is not present in "
+            raise ParameterLoadError("Parameter '%s' loaded from file '%s' is not present in "
                              "ParameterDict, choices are: %s. Set ignore_extra to True to "
                              "ignore. Please make sure source and target networks have the same "
                              "prefix." % (extra[0][len(restore_prefix):], filename,
