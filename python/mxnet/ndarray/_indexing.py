@@ -66,7 +66,7 @@ def getitem(self, key):
     if _is_advanced(key):
         items = key if isinstance(key, tuple) else (key,)
         if not all(isinstance(k, (NDArray, np.ndarray, list)) or _is_int(k) for k in items):
-            raise IndexError("mixing advanced indices with slices is not supported; index the result again")
+            return _mixed_getitem(self, _normalize(key, len(shape)))
         idx = [_index_array(k if not _is_int(k) else [k]) for k in items]
         idx_shape = np.broadcast_shapes(*[i.shape for i in idx])
         idx = [_op("broadcast_to", i.astype("int64"), shape=idx_shape).reshape((1, -1)) for i in idx]
@@ -106,6 +106,53 @@ def getitem(self, key):
     return _reshaped(res, out_shape)
 
 
+
+def _mixed_getitem(self, key):
+    """Advanced indices (arrays, lists, ints) mixed with slices, with numpy's result layout:
+    the slices are taken first, then the advanced axes are moved to the front and gathered;
+    their broadcast shape stays in front when they were apart and goes back to where they
+    stood when they were adjacent. Every step is an op, so autograd records it."""
+    if any(k is None for k in key):
+        raise IndexError("newaxis (None) in a subscript with advanced indices is not supported")
+    shape = self.shape
+    if len(key) > len(shape):
+        raise IndexError("too many indices for array of dimension %d" % len(shape))
+    key = tuple(key) + (slice(None),) * (len(shape) - len(key))
+    begin, end, step = [], [], []
+    for k, n in zip(key, shape):
+        if isinstance(k, slice):
+            b, e, st = k.indices(n)
+            begin.append(b)
+            end.append(e if (e >= 0 or st > 0) else None)
+            step.append(st)
+        else:
+            begin.append(None)
+            end.append(None)
+            step.append(None)
+    data = _op("slice", self, begin=tuple(begin), end=tuple(end), step=tuple(step))
+    adv = [i for i, k in enumerate(key) if not isinstance(k, slice)]
+    rest = [i for i in range(len(shape)) if i not in adv]
+    idx = []
+    for i in adv:
+        k = key[i]
+        arr = _index_array([int(k)] if _is_int(k) else k).astype("int64")
+        idx.append(arr)
+    bshape = np.broadcast_shapes(*[a.shape for a in idx])
+    flat = [_op("broadcast_to", a.reshape((1,) * (len(bshape) - a.ndim) + a.shape) if a.ndim < len(bshape) else a,
+                shape=bshape or (1,)).reshape((1, -1)) for a in idx]
+    moved = _op("transpose", data, axes=tuple(adv + rest)) if adv + rest != list(range(len(shape))) else data
+    stacked = _op("Concat", *flat, dim=0) if len(flat) > 1 else flat[0]
+    res = _op("gather_nd", moved, stacked)
+    rest_shape = tuple(data.shape[i] for i in rest)
+    res = _reshaped(res, tuple(bshape) + rest_shape)
+    adjacent = adv == list(range(adv[0], adv[-1] + 1))
+    if adjacent and adv[0] > 0 and len(bshape) > 0:
+        nb, first = len(bshape), adv[0]
+        order = list(range(nb, nb + first)) + list(range(nb)) + list(range(nb + first, nb + len(rest)))
+        res = _op("transpose", res, axes=tuple(order))
+    return res
+
+
 def setitem(self, key, value):
     if not self.writable:
         raise ValueError("Cannot assign to readonly NDArray")
@@ -119,9 +166,12 @@ def setitem(self, key, value):
             if value.shape == shape:
                 _op("_copy", value, out=self)
             else:
+                # numpy's rule: missing leading axes count as 1, then size-1 axes stretch
+                if value.ndim < len(shape):
+                    value = value.reshape((1,) * (len(shape) - value.ndim) + value.shape)
                 _op("broadcast_to", value, shape=shape, out=self)
         else:
-            self._sync_copyfrom(np.asarray(value))
+            self._sync_copyfrom(np.broadcast_to(np.asarray(value), shape))
         return
     if _is_int(key) or (isinstance(key, slice) and (key.step is None or key.step == 1)):
         view = getitem(self, key)
