@@ -70,8 +70,8 @@ class NDArray(object):
             self.handle = None
 
     # ---- pickling (MXNDArraySaveRawBytes / LoadFromRawBytes) ----
-    def __reduce__(self):
-        return (_from_raw_bytes, (self._raw_bytes(),))
+    # The default reduce with the state {'handle': raw bytes}, as 1.x pickles NDArrays, so
+    # pickles move both ways between the two.
 
     def _raw_bytes(self):
         size = ctypes.c_size_t()
@@ -307,17 +307,22 @@ class NDArray(object):
         return a if dtype is None else a.astype(dtype)
 
     def __getstate__(self):
-        return {"raw": self._raw_bytes()}
+        # a bytearray, as 1.x keeps it (its loader needs a writable buffer)
+        return {"handle": None if self.handle is None else bytearray(self._raw_bytes())}
 
     def __setstate__(self, state):
-        h = NDArrayHandle()
-        raw = state["raw"]
-        check_call(_LIB.MXNDArrayLoadFromRawBytes(raw, ctypes.c_size_t(len(raw)), ctypes.byref(h)))
-        self.handle = h
+        raw = state["handle"] if "handle" in state else state["raw"]  # "raw": this runtime's older pickles
         self.writable = True
+        if raw is None:
+            self.handle = None
+            return
+        h = NDArrayHandle()
+        check_call(_LIB.MXNDArrayLoadFromRawBytes(bytes(raw), ctypes.c_size_t(len(raw)), ctypes.byref(h)))
+        self.handle = h
 
 
 def _from_raw_bytes(raw):
+    """Unpickles this runtime's older NDArray pickles (which named this function)."""
     h = NDArrayHandle()
     check_call(_LIB.MXNDArrayLoadFromRawBytes(raw, ctypes.c_size_t(len(raw)), ctypes.byref(h)))
     return NDArray(h)

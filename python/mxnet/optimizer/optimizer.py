@@ -226,18 +226,6 @@ def _ctx_key(weight):
     return (ctx.device_typeid, ctx.device_id)
 
 
-def _states_to_host(obj):
-    """Nested states with NDArrays replaced by (numpy, context) so they pickle anywhere."""
-    from ..ndarray import NDArray
-    if isinstance(obj, NDArray):
-        return _HostArray(obj.asnumpy(), obj.context)
-    if isinstance(obj, (list, tuple)):
-        return type(obj)(_states_to_host(o) for o in obj)
-    if isinstance(obj, dict):
-        return {k: _states_to_host(v) for k, v in obj.items()}
-    return obj
-
-
 def _states_to_device(obj, ctx=None):
     from .. import ndarray as nd
     if isinstance(obj, _HostArray):
@@ -253,7 +241,8 @@ def _states_to_device(obj, ctx=None):
 
 
 class _HostArray(object):
-    """A pickled optimizer-state array: its values and the context it lived on."""
+    """An optimizer-state array as this runtime's older state files pickled it (values and
+    context); read when loading such files. States are now pickled as NDArrays, as in 1.x."""
 
     def __init__(self, value, ctx):
         self.value = value
@@ -306,9 +295,9 @@ class Updater(object):
             self.optimizer.update_multi_precision(idx, w, g, self.states[idx])
 
     def get_states(self, dump_optimizer=False):
-        """Pickled bytes of the states (and the optimizer when dump_optimizer)."""
-        states = _states_to_host(self.states)
-        return pickle.dumps((states, self.optimizer) if dump_optimizer else states)
+        """Pickled bytes of the states (and the optimizer when dump_optimizer): a dict of
+        NDArrays (or tuples of them), as 1.x writes it."""
+        return pickle.dumps((self.states, self.optimizer) if dump_optimizer else self.states)
 
     def set_states(self, states):
         """Restores what get_states produced; arrays move to each weight's context on use."""
@@ -320,7 +309,7 @@ class Updater(object):
 
     def sync_state_context(self, state, context):
         """Moves a state (possibly nested) to `context`."""
-        return _states_to_device(_states_to_host(state), context)
+        return _states_to_device(state, context)
 
 
 def get_updater(optimizer):
