@@ -46,3 +46,4 @@ from . import module
 from . import module as mod
 from . import visualization
 from . import visualization as viz
+from . import util

@@ -39,6 +39,50 @@ class _NullType(object):
 
 _Null = _NullType()
 
+# Type groups 1.x scripts test values against (isinstance(x, numeric_types)).
+import numpy as _np  # noqa: E402 - after the handle types, which need nothing else
+
+integer_types = (int, _np.int32, _np.int64)
+numeric_types = (float, int, _np.generic)
+string_types = (str,)
+mx_real_t = _np.float32
+
+
+class classproperty(object):  # noqa: N801 - 1.x's name
+    """A read-only property on the class itself."""
+
+    def __init__(self, func):
+        self.func = func
+
+    def __get__(self, obj, owner):
+        return self.func(owner)
+
+
+def data_dir_default():
+    """~/.mxnet, where 1.x keeps downloaded models and datasets."""
+    return os.path.join(os.path.expanduser("~"), ".mxnet")
+
+
+def data_dir():
+    """MXNET_HOME, or ~/.mxnet when it is unset."""
+    return os.getenv("MXNET_HOME", data_dir_default())
+
+
+def add_fileline_to_docstring(module, incursive=True):
+    """1.x appended source locations to docstrings; kept for scripts that call it (no effect)."""
+    return None
+
+
+def ctypes2numpy_shared(cptr, shape):
+    """A numpy array over the memory of a ctypes float pointer (shared, not copied)."""
+    if not isinstance(cptr, ctypes.POINTER(mx_float)):
+        raise RuntimeError("expected float pointer")
+    size = 1
+    for s in shape:
+        size *= s
+    dbuffer = (mx_float * size).from_address(ctypes.addressof(cptr.contents))
+    return _np.frombuffer(dbuffer, dtype=_np.float32).reshape(shape)
+
 # Error kinds the library may name on the first line of its message; each is both an
 # MXNetError and the matching built-in exception, so either `except` clause works.
 _ERROR_TYPES = {"MXNetError": MXNetError}

@@ -53,6 +53,11 @@ def environment(*args):
 
 # ---- numerical helpers (MXNet 1.x mx.test_utils) ----
 import numpy as _np
+import numpy as np  # noqa: E402,F811 - `from mxnet.test_utils import *` gives np and mx, as in 1.x
+
+import mxnet as mx  # noqa: E402 - the package object (already being imported)
+
+__all__ += ["np", "mx"]
 
 _DEFAULT_CTX = [None]
 
