@@ -314,7 +314,8 @@ def test_kvstore_allreduce_quick_on_ours_and_mpi(tmp_path):
     rows = table_rows(r.stdout, head)
     assert [row[0] for row in rows] == ["16 KB", "1 MB"]
     for row in rows:
-        assert len(row) == 6 and float(row[2]) > 0 and float(row[4]) > 0 and float(row[5]) > 0
+        # the ratio is printed to 2 decimals: on a loaded machine a small size can print 0.00
+        assert len(row) == 6 and float(row[2]) > 0 and float(row[4]) > 0 and float(row[5]) >= 0
     assert "ours/MPI at 1 MB and above (goal >= 0.9): min " in r.stdout
     assert "MPI: per size the faster of Open MPI's default (default: busy" in r.stdout
     assert "### Fusion: 8 keys x 4 KB, push every key then pull every key, 2 ranks" in r.stdout
