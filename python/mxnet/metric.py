@@ -229,6 +229,19 @@ class TopKAccuracy(EvalMetric):
             self._add(int((top == label[:, None]).any(axis=1).sum()), pred.shape[0])
 
 
+def _binary_counts(label, pred, refusal):
+    """(tp, fp, fn, tn) of binary labels against predictions (class scores, argmax, or a
+    probability of class 1 thresholded at 0.5); labels other than 0 and 1 raise refusal."""
+    label, pred = _to_numpy(label).astype("int32").ravel(), _to_numpy(pred)
+    pred_label = numpy.argmax(pred, axis=1) if pred.ndim > 1 else (pred > 0.5)
+    pred_label = pred_label.astype("int32").ravel()
+    check_label_shapes(label, pred_label)
+    if len(numpy.unique(label)) > 2 or label.max(initial=0) > 1 or label.min(initial=0) < 0:
+        raise ValueError(refusal)
+    return (float(((pred_label == 1) & (label == 1)).sum()), float(((pred_label == 1) & (label == 0)).sum()),
+            float(((pred_label == 0) & (label == 1)).sum()), float(((pred_label == 0) & (label == 0)).sum()))
+
+
 @alias("f1")
 class F1(EvalMetric):
     """F1 score of binary classification (positive class 1).
@@ -244,15 +257,7 @@ class F1(EvalMetric):
 
     def update(self, labels, preds):
         for label, pred in _pairs(labels, preds):
-            label, pred = _to_numpy(label).astype("int32").ravel(), _to_numpy(pred)
-            pred_label = numpy.argmax(pred, axis=1) if pred.ndim > 1 else (pred > 0.5)
-            pred_label = pred_label.astype("int32").ravel()
-            check_label_shapes(label, pred_label)
-            if len(numpy.unique(label)) > 2 or label.max(initial=0) > 1 or label.min(initial=0) < 0:
-                raise ValueError("F1 currently only supports binary classification.")
-            tp = float(((pred_label == 1) & (label == 1)).sum())
-            fp = float(((pred_label == 1) & (label == 0)).sum())
-            fn = float(((pred_label == 0) & (label == 1)).sum())
+            tp, fp, fn, _ = _binary_counts(label, pred, "F1 currently only supports binary classification.")
             self._tp += tp
             self._fp += fp
             self._fn += fn
@@ -480,15 +485,8 @@ class MCC(EvalMetric):
 
     def update(self, labels, preds):
         for label, pred in _pairs(labels, preds):
-            label, pred = _to_numpy(label).astype("int32").ravel(), _to_numpy(pred)
-            pred_label = numpy.argmax(pred, axis=1) if pred.ndim > 1 else (pred > 0.5)
-            pred_label = pred_label.astype("int32").ravel()
-            check_label_shapes(label, pred_label)
-            if len(numpy.unique(label)) > 2 or label.max(initial=0) > 1 or label.min(initial=0) < 0:
-                raise ValueError("MCC currently only supports binary classification (see PCC).")
-            counts = numpy.array([((pred_label == 1) & (label == 1)).sum(), ((pred_label == 1) & (label == 0)).sum(),
-                                  ((pred_label == 0) & (label == 1)).sum(), ((pred_label == 0) & (label == 0)).sum()],
-                                 dtype=numpy.float64)
+            counts = numpy.array(_binary_counts(label, pred, "MCC currently only supports binary classification "
+                                                             "(see PCC)."))
             self._counts += counts
             self._global_counts += counts
             if self._average == "macro":
