@@ -23,6 +23,13 @@ std::string CollectiveGroup::Impl::ForkedChildError() const {
          std::to_string(owner_pid) + ")";
 }
 
+bool CollectiveGroup::Impl::OnOwnThread() const {
+  // Compared only while the thread runs: once it has exited, the system may give its id to a
+  // new thread, which must not be mistaken for it.
+  std::lock_guard<std::mutex> lock(mu);
+  return !thread_exited && std::this_thread::get_id() == thread_id;
+}
+
 CollectiveGroup::CollectiveGroup(std::unique_ptr<Transport> transport, double timeout_sec, size_t fusion_bytes)
     : impl_(std::make_unique<Impl>(std::move(transport), timeout_sec, fusion_bytes)) {
   MX_CHECK(impl_->transport) << "a collective group needs a transport";
@@ -139,7 +146,7 @@ void CollectiveGroup::Start(uint64_t seq, void* data, CollectiveDone done) {
 }
 
 void CollectiveGroup::RunBlocking(const CollectiveDesc& desc, void* data) {
-  MX_CHECK(std::this_thread::get_id() != impl_->thread_id)
+  MX_CHECK(!impl_->OnOwnThread())
       << "RunBlocking called from the collective group's own thread (a done callback) would wait for ever";
   struct Result {
     std::atomic<bool> ready{false};
@@ -168,8 +175,7 @@ std::string CollectiveGroup::error() const {
 void CollectiveGroup::Shutdown() {
   Impl* impl = impl_.get();
   if (impl->InForkedChild()) return;
-  MX_CHECK(std::this_thread::get_id() != impl->thread_id)
-      << "the collective group cannot be shut down from its own thread (a done callback)";
+  MX_CHECK(!impl->OnOwnThread()) << "the collective group cannot be shut down from its own thread (a done callback)";
   {
     std::unique_lock<std::mutex> lock(impl->mu);
     if (!impl->shutdown_requested) {

@@ -100,6 +100,8 @@ struct CollectiveGroup::Impl {
   std::vector<std::pair<CollectiveDone, std::string>> late_dones;  // Starts after a failure
   std::thread thread;
   std::thread::id thread_id;
+  /*! \brief Whether the caller is the communication thread (a done callback). */
+  bool OnOwnThread() const;
 
   // ---- the communication thread's own state ----
   std::unique_ptr<PeerTable> peers;
