@@ -24,6 +24,9 @@ std::string CollectiveGroup::Impl::ForkedChildError() const {
 }
 
 bool CollectiveGroup::Impl::OnOwnThread() const {
+  // A forked child has no such thread, and must not take the lock: a parent thread may have
+  // held it at the fork.
+  if (InForkedChild()) return false;
   // Compared only while the thread runs: once it has exited, the system may give its id to a
   // new thread, which must not be mistaken for it.
   std::lock_guard<std::mutex> lock(mu);
