@@ -143,24 +143,19 @@ class KVStore(KVStoreBase):
 
     def pushpull(self, key, value, out=None, priority=0):
         """push then pull in one call; with out=None the result lands in `value`."""
-        vkeys, vals, str_keys = _flatten(key, value)
-        if out is None:
-            okeys, outs = vkeys, vals
-        else:
-            okeys, outs, out_str = _flatten(key, out)
-            if out_str != str_keys:
-                raise AssertionError("inconsistent types of keys detected.")
-        self._call("MXKVStorePushPull", "MXKVStorePushPullEx", str_keys,
-                   mx_uint(len(vkeys)), _c_keys(vkeys, str_keys), mx_uint(len(okeys)),
-                   _c_keys(okeys, str_keys), _c_handles(vals), _c_handles(outs), ctypes.c_int(priority))
+        self._values_then_outs("MXKVStorePushPull", key, value, value if out is None else out, priority)
 
     def broadcast(self, key, value, out, priority=0):
         """init(key, value) then pull(key, out): a key is broadcast once."""
+        self._values_then_outs("MXKVStoreBroadcast", key, value, out, priority)
+
+    def _values_then_outs(self, api, key, value, out, priority):
+        """The C calls taking (keys, values) then (keys, outs): MXKVStorePushPull, MXKVStoreBroadcast."""
         vkeys, vals, str_keys = _flatten(key, value)
         okeys, outs, out_str = _flatten(key, out)
         if out_str != str_keys:
             raise AssertionError("inconsistent types of keys detected.")
-        self._call("MXKVStoreBroadcast", "MXKVStoreBroadcastEx", str_keys,
+        self._call(api, api + "Ex", str_keys,
                    mx_uint(len(vkeys)), _c_keys(vkeys, str_keys), mx_uint(len(okeys)),
                    _c_keys(okeys, str_keys), _c_handles(vals), _c_handles(outs), ctypes.c_int(priority))
 

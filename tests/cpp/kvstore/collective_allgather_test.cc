@@ -21,9 +21,8 @@ namespace kvstore {
 namespace {
 
 using test::Outcome;
+using test::Contains;
 using test::Ranks;
-
-bool Contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 // Element i of rank r's part: differs between ranks in every dtype used here (uint8 included).
 template <typename T>

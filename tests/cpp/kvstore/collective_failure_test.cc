@@ -18,9 +18,8 @@ namespace kvstore {
 namespace {
 
 using test::Outcome;
+using test::Contains;
 using test::Ranks;
-
-bool Contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 TEST(CollectiveFailure, MismatchedKeyNamesTheRankAndBothCollectivesOnEveryRank) {
   for (int odd : {2, 0}) {  // a non-zero rank differs; rank 0 (the reference) differs

@@ -70,6 +70,9 @@ struct Outcome {
   }
 };
 
+/*! \brief Whether an error message mentions part. */
+inline bool Contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
 inline CollectiveDesc Allreduce(int64_t key, int64_t count, int dtype) {
   CollectiveDesc d;
   d.kind = CollectiveKind::kAllreduceSum;
