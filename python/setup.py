@@ -1,13 +1,16 @@
 """Installs the `mxnet` package; the library built in ../build is shipped inside it, with the
 MPI plugin of the distributed kvstore (libmxnet_mpi.so) when the build made one: libmxnet.so
-loads it from its own directory."""
+loads it from its own directory. The compiled fast path (_fastpath.<python tag>.so), when the
+build made one, goes into the package too: mxnet/_fast.py looks for it there."""
+import glob
 import os
 import shutil
 
 from setuptools import find_packages, setup
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-LIBRARIES = ["libmxnet.so", "libmxnet_mpi.so"]
+LIBRARIES = ["libmxnet.so", "libmxnet_mpi.so"] + \
+    sorted(os.path.basename(p) for p in glob.glob(os.path.join(HERE, "..", "build", "_fastpath.*.so")))
 for name in LIBRARIES:
     built = os.path.join(HERE, "..", "build", name)
     if os.path.isfile(built):

@@ -28,6 +28,6 @@ fi
 .venv/bin/python -m pip install -q --disable-pip-version-check -r requirements.txt
 
 echo "== building (build/)"
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release ${MXNET_CMAKE_ARGS:-} > build.configure.log 2>&1 \
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DPython3_EXECUTABLE="$PWD/.venv/bin/python" ${MXNET_CMAKE_ARGS:-} > build.configure.log 2>&1 \
   || { cat build.configure.log; exit 1; }
 cmake --build build -j"$(nproc)"

@@ -1,8 +1,10 @@
 """Per-operator overhead and large element-wise throughput, ours against the peers.
 
-1. Python per-op overhead of a tiny `a + b` (1 and 1000 elements), measured end to end
-   (the add and a wait for its result every `--sync-every` ops), for this runtime, the real
-   Apache MXNet 1.9.1 and PyTorch eager, each in its own process.
+1. Python per-op overhead of a tiny `a + b` (1 and 1000 elements) and of an attribute-heavy
+   op (a 3x3 Convolution of a 1x1x4x4 input, parameters passed as keywords), measured end to
+   end (the op and a wait for its result every `--sync-every` ops), for this runtime with its
+   compiled fast path and with ctypes only (MXNET_ENABLE_CYTHON=0), the real Apache MXNet
+   1.9.1 and PyTorch eager (conv2d), each in its own process.
 2. Throughput of large element-wise (exp, log, tanh, sigmoid, erf, trig, pow...), broadcast and
    reduction ops (sum, per axis, keepdims, mean) on 16M floats, and softmax / log_softmax over
    every axis of a small and a larger 4-d array, against numpy (timed in our process) and
@@ -24,25 +26,28 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
 PEERS = os.path.join(REPO, "benchmark", ".peers")
 
-# One snippet per framework; each prints a JSON dict {"1": us_per_op, "1000": us_per_op}.
-TINY_ADD = {
-    "ours": ("mxnet", """
-        import mxnet as mx
-        def make(n): return mx.nd.ones((n,)), mx.nd.ones((n,))
-        def add(a, b): return a + b
-        def sync(c): c.wait_to_read()
-    """),
-    "mxnet-1.9.1": ("mxnet", """
-        import mxnet as mx
-        def make(n): return mx.nd.ones((n,)), mx.nd.ones((n,))
-        def add(a, b): return a + b
-        def sync(c): c.wait_to_read()
-    """),
+# One snippet per framework; each prints a JSON dict {"1": us_per_op, "1000": us_per_op,
+# "conv": us_per_op}: a + b on 1 and 1000 elements, and an attribute-heavy op (a 3x3
+# convolution of a 1x1x4x4 input, with its parameters passed as keywords every call).
+MX_SETUP = """
+    import mxnet as mx
+    def make(n): return mx.nd.ones((n,)), mx.nd.ones((n,))
+    def add(a, b): return a + b
+    def make_conv(): return mx.nd.ones((1, 1, 4, 4)), mx.nd.ones((1, 1, 3, 3))
+    def conv(x, w): return mx.nd.Convolution(x, w, kernel=(3, 3), num_filter=1, no_bias=True)
+    def sync(c): c.wait_to_read()
+"""
+TINY_OPS = {
+    "ours": ("mxnet", MX_SETUP),
+    "ours-ctypes": ("mxnet", MX_SETUP),  # ours with MXNET_ENABLE_CYTHON=0
+    "mxnet-1.9.1": ("mxnet", MX_SETUP),
     "pytorch-eager": ("torch", """
         import torch
         torch.set_num_threads(int(os.environ.get("OMP_NUM_THREADS", "2")))
         def make(n): return torch.ones(n), torch.ones(n)
         def add(a, b): return a + b
+        def make_conv(): return torch.ones(1, 1, 4, 4), torch.ones(1, 1, 3, 3)
+        def conv(x, w): return torch.nn.functional.conv2d(x, w)
         def sync(c): pass
     """),
 }
@@ -50,21 +55,25 @@ TINY_ADD = {
 TIMER = """
 import json, os, time
 {setup}
-out = {{}}
-for n in (1, 1000):
-    a, b = make(n)
+
+def best_us(fn, a, b):
     for _ in range(2000):
-        sync(add(a, b))
+        sync(fn(a, b))
     best = float("inf")
     for _ in range(7):
         t0 = time.perf_counter()
         for i in range({ops}):
-            c = add(a, b)
+            c = fn(a, b)
             if i % {sync_every} == 0:
                 sync(c)
         sync(c)
         best = min(best, (time.perf_counter() - t0) / {ops} * 1e6)
-    out[str(n)] = best
+    return best
+
+out = {{}}
+for n in (1, 1000):
+    out[str(n)] = best_us(add, *make(n))
+out["conv"] = best_us(conv, *make_conv())
 print(json.dumps(out))
 """
 
@@ -73,13 +82,19 @@ def peer_command(name):
     """The interpreter and environment for a peer, or (None, reason)."""
     env = dict(os.environ)
     env.setdefault("OMP_NUM_THREADS", "2")
-    if name.startswith("ours@"):  # our package on another build of the library
-        env["PYTHONPATH"] = os.path.join(REPO, "python")
-        env["MXNET_LIBRARY_PATH"] = name[len("ours@"):]
+    if name.startswith("ours@"):
+        target = name[len("ours@"):]
+        if os.path.isdir(target):  # another checkout, built: its package on its library
+            env["PYTHONPATH"] = os.path.join(target, "python")
+            env["MXNET_LIBRARY_PATH"] = os.path.join(target, "build", "libmxnet.so")
+        else:  # our package on another build of the library
+            env["PYTHONPATH"] = os.path.join(REPO, "python")
+            env["MXNET_LIBRARY_PATH"] = target
         return [sys.executable], env
-    if name == "ours":
+    if name in ("ours", "ours-ctypes"):
         env["PYTHONPATH"] = os.path.join(REPO, "python")
         env.setdefault("MXNET_LIBRARY_PATH", os.path.join(REPO, "build", "libmxnet.so"))
+        env["MXNET_ENABLE_CYTHON"] = "0" if name == "ours-ctypes" else "1"
         return [sys.executable], env
     if name == "mxnet-1.9.1":
         py = os.path.join(PEERS, "mxnet191", "bin", "python")
@@ -97,9 +112,12 @@ def peer_command(name):
     raise ValueError(name)
 
 
-def measure_tiny_add(ops, sync_every):
+def measure_tiny_ops(ops, sync_every, baseline=None):
     results = {}
-    for name, (_, setup) in TINY_ADD.items():
+    cases = dict(TINY_OPS)
+    if baseline:
+        cases["ours@" + baseline] = ("mxnet", MX_SETUP)
+    for name, (_, setup) in cases.items():
         cmd, env = peer_command(name)
         if cmd is None:
             results[name] = {"missing": env}
@@ -294,22 +312,26 @@ def main():
     parser.add_argument("--compare-lib", help="also time the large ops with this libmxnet.so (e.g. a "
                         "build from before a change), shown as a 'vs lib' column")
     parser.add_argument("--skip-tiny", action="store_true", help="only the large-op table")
+    parser.add_argument("--baseline", help="also time the per-op overhead of another built checkout "
+                        "(a folder with python/ and build/libmxnet.so), e.g. the commit before a change")
     args = parser.parse_args()
 
     print("OMP_NUM_THREADS=%s" % os.environ.get("OMP_NUM_THREADS", "2 (set for peers)"))
-    tiny = {} if args.skip_tiny else measure_tiny_add(args.ops, args.sync_every)
+    tiny = {} if args.skip_tiny else measure_tiny_ops(args.ops, args.sync_every, args.baseline)
     if tiny:
-        print("\nPer-op overhead of a + b (us per op, best window; lower is better)")
-        print("%-16s %12s %12s" % ("framework", "1 element", "1000 elem"))
+        print("\nPer-op overhead (us per op, best window; lower is better): a + b, and a tiny Convolution")
+        print("%-16s %12s %12s %12s" % ("framework", "add 1 elem", "add 1000", "conv 4x4"))
     for name, r in tiny.items():
         if "1" in r:
-            print("%-16s %12.2f %12.2f" % (name, r["1"], r["1000"]))
+            print("%-16s %12.2f %12.2f %12.2f" % (name[:16], r["1"], r["1000"], r["conv"]))
         else:
-            print("%-16s %s" % (name, r.get("missing") or r.get("error")))
-    for peer in ("mxnet-1.9.1", "pytorch-eager"):
-        if "1" in tiny.get(peer, {}) and "1" in tiny["ours"]:
-            print("ours / %s: %.2fx (1 element), %.2fx (1000)" % (
-                peer, tiny["ours"]["1"] / tiny[peer]["1"], tiny["ours"]["1000"] / tiny[peer]["1000"]))
+            print("%-16s %s" % (name[:16], r.get("missing") or r.get("error")))
+    for mine in ("ours", "ours-ctypes") + (("ours@" + args.baseline,) if args.baseline else ()):
+        for peer in ("mxnet-1.9.1", "pytorch-eager"):
+            if "1" in tiny.get(peer, {}) and "1" in tiny.get(mine, {}):
+                print("%s time / %s time: %.2fx (add 1), %.2fx (add 1000), %.2fx (conv)" % (
+                    mine, peer, tiny[mine]["1"] / tiny[peer]["1"], tiny[mine]["1000"] / tiny[peer]["1000"],
+                    tiny[mine]["conv"] / tiny[peer]["conv"]))
 
     bandwidth = measure_bandwidth()
     peers = ("ours", "mxnet-1.9.1") + (("ours@" + args.compare_lib,) if args.compare_lib else ())
@@ -317,7 +339,7 @@ def main():
     print_large_ops(bandwidth, large)
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"tiny_add_us": tiny, "bandwidth_GBps": bandwidth, "large_ops": large}, f, indent=2)
+            json.dump({"tiny_op_us": tiny, "bandwidth_GBps": bandwidth, "large_ops": large}, f, indent=2)
         print("\nwrote %s" % args.json)
 
 

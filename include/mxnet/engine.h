@@ -145,6 +145,14 @@ class Engine {
                        const char* opr_name) {
     return false;
   }
+  /*!
+   * \brief Pushes a PushSync function that was not bulked. The default wraps it into an
+   *        AsyncFn; engines that can run a SyncFn directly override it (one heap block less
+   *        per op).
+   */
+  virtual void PushSyncUnbulked(SyncFn fn, Context exec_ctx, const std::vector<engine::VarHandle>& const_vars,
+                                const std::vector<engine::VarHandle>& mutable_vars, FnProperty prop, int priority,
+                                const char* opr_name);
 };
 
 }  // namespace mxnet

@@ -181,29 +181,36 @@ namespace mxnet {
  */
 class TShape {
  public:
+  /*! \brief Dims kept inside the object; longer shapes use the heap. An op call copies
+   *         shapes a dozen times, and one heap block per copy was a large part of its cost. */
+  static constexpr int kInlineDims = 6;
+
   TShape() = default;  // unknown
-  explicit TShape(int ndim, dim_t fill = -1) : ndim_(ndim) {
-    if (ndim > 0) dims_.assign(ndim, fill);
+  explicit TShape(int ndim, dim_t fill = -1) {
+    Resize(ndim);
+    for (int i = 0; i < ndim; ++i) Data()[i] = fill;
   }
-  TShape(std::initializer_list<dim_t> dims) : ndim_(static_cast<int>(dims.size())), dims_(dims) {}
+  TShape(std::initializer_list<dim_t> dims) : TShape(dims.begin(), dims.end()) {}
   template <typename It>
-  TShape(It begin, It end) : dims_(begin, end) {
-    ndim_ = static_cast<int>(dims_.size());
+  TShape(It begin, It end) {
+    ndim_ = 0;
+    for (; begin != end; ++begin) PushBack(static_cast<dim_t>(*begin));
   }
-  explicit TShape(const std::vector<dim_t>& dims) : ndim_(static_cast<int>(dims.size())), dims_(dims) {}
+  explicit TShape(const std::vector<dim_t>& dims) : TShape(dims.begin(), dims.end()) {}
 
   int ndim() const { return ndim_; }
-  dim_t operator[](int i) const { return dims_[i]; }
-  dim_t& operator[](int i) { return dims_[i]; }
-  const dim_t* data() const { return dims_.data(); }
-  const std::vector<dim_t>& dims() const { return dims_; }
-  std::vector<dim_t>::const_iterator begin() const { return dims_.begin(); }
-  std::vector<dim_t>::const_iterator end() const { return dims_.end(); }
+  dim_t operator[](int i) const { return Data()[i]; }
+  dim_t& operator[](int i) { return Data()[i]; }
+  const dim_t* data() const { return Data(); }
+  /*! \brief The dims as a vector (a copy). */
+  std::vector<dim_t> dims() const { return std::vector<dim_t>(begin(), end()); }
+  const dim_t* begin() const { return Data(); }
+  const dim_t* end() const { return Data() + (ndim_ > 0 ? ndim_ : 0); }
 
   /*! \brief ndim known and every dim known. */
   bool IsKnown() const {
     if (ndim_ < 0) return false;
-    for (dim_t d : dims_)
+    for (dim_t d : *this)
       if (d < 0) return false;
     return true;
   }
@@ -212,16 +219,21 @@ class TShape {
   /*! \brief Number of elements (1 for a scalar shape); unknown dims count as 0. */
   int64_t Size() const {
     int64_t n = 1;
-    for (dim_t d : dims_) n *= d < 0 ? 0 : d;
+    for (dim_t d : *this) n *= d < 0 ? 0 : d;
     return n;
   }
   /*! \brief Product of dims [begin, end). */
   int64_t ProdShape(int begin, int end) const {
     int64_t n = 1;
-    for (int i = begin; i < end; ++i) n *= dims_[i];
+    for (int i = begin; i < end; ++i) n *= Data()[i];
     return n;
   }
-  bool operator==(const TShape& o) const { return ndim_ == o.ndim_ && dims_ == o.dims_; }
+  bool operator==(const TShape& o) const {
+    if (ndim_ != o.ndim_) return false;
+    for (int i = 0; i < ndim_; ++i)
+      if (Data()[i] != o.Data()[i]) return false;
+    return true;
+  }
   bool operator!=(const TShape& o) const { return !(*this == o); }
   /*! \brief "(2, 3)", "(5,)", "()", "None" for unknown ndim; as Python prints tuples. */
   std::string ToString() const;
@@ -229,8 +241,26 @@ class TShape {
   static TShape Parse(const std::string& text);
 
  private:
+  const dim_t* Data() const { return ndim_ > kInlineDims ? heap_.data() : inline_; }
+  dim_t* Data() { return ndim_ > kInlineDims ? heap_.data() : inline_; }
+  /*! \brief Sets ndim (contents unspecified). */
+  void Resize(int ndim) {
+    ndim_ = ndim;
+    if (ndim > kInlineDims) heap_.resize(ndim);
+  }
+  void PushBack(dim_t d) {
+    if (ndim_ < kInlineDims) {
+      inline_[ndim_++] = d;
+      return;
+    }
+    if (ndim_ == kInlineDims) heap_.assign(inline_, inline_ + kInlineDims);
+    heap_.push_back(d);
+    ++ndim_;
+  }
+
   int ndim_{-1};
-  std::vector<dim_t> dims_;
+  dim_t inline_[kInlineDims] = {};
+  std::vector<dim_t> heap_;  // used only above kInlineDims dims
 };
 
 inline std::ostream& operator<<(std::ostream& os, const TShape& s) { return os << s.ToString(); }

@@ -24,6 +24,7 @@ ExecutorHandle = ctypes.c_void_p
 DataIterHandle = ctypes.c_void_p
 RecordIOHandle = ctypes.c_void_p
 ProfileHandle = ctypes.c_void_p
+DataIterCreatorHandle = ctypes.c_void_p
 
 
 class MXNetError(RuntimeError):
@@ -42,10 +43,28 @@ _Null = _NullType()
 # Type groups 1.x scripts test values against (isinstance(x, numeric_types)).
 import numpy as _np  # noqa: E402 - after the handle types, which need nothing else
 
+# Python 2 names 1.x code still spells.
+basestring = str
+long = int
+
 integer_types = (int, _np.int32, _np.int64)
 numeric_types = (float, int, _np.generic)
 string_types = (str,)
 mx_real_t = _np.float32
+
+
+def with_metaclass(meta, *bases):
+    """A base for ``class Scope(with_metaclass(Meta, object))``: Scope is built by Meta with
+    `bases` as its bases (1.x's Python 2/3 idiom). The returned placeholder is replaced at class
+    creation, so it is neither in Scope's MRO nor ever passed to Meta."""
+    class _Bridge(type):
+        def __new__(mcs, name, _placeholder_bases, namespace):
+            return meta(name, bases, namespace)
+
+        @classmethod
+        def __prepare__(mcs, name, _placeholder_bases):
+            return meta.__prepare__(name, bases)
+    return type.__new__(_Bridge, "_WithMetaclassPlaceholder", (), {})
 
 
 class classproperty(object):  # noqa: N801 - 1.x's name
@@ -86,18 +105,119 @@ def ctypes2numpy_shared(cptr, shape):
 # Error kinds the library may name on the first line of its message; each is both an
 # MXNetError and the matching built-in exception, so either `except` clause works.
 _ERROR_TYPES = {"MXNetError": MXNetError}
+error_types = _ERROR_TYPES  # 1.x's public name for the same table
 
 
-def register_error(name, base):
-    cls = type(name, (MXNetError, base), {"__module__": "mxnet.error"})
+def _register_builtin_error(name, builtin):
+    cls = type(name, (MXNetError, builtin), {"__module__": "mxnet.error"})
     _ERROR_TYPES[name] = cls
     return cls
 
 
 for _name in ("ValueError", "TypeError", "AttributeError", "IndexError", "KeyError", "NotImplementedError",
               "RuntimeError", "IOError", "OverflowError", "MemoryError"):
-    register_error(_name, getattr(builtins, _name))
-register_error("InternalError", RuntimeError)
+    _register_builtin_error(_name, getattr(builtins, _name))
+_register_builtin_error("InternalError", RuntimeError)
+
+
+def register_error(func_name=None, cls=None):
+    """Registers an exception class under a name, so a library message "Name: text" raises it.
+
+    Forms: ``@register_error`` (the class's own name), ``@register_error("Name")``, or
+    ``register_error("Name", cls)``. Returns the class (or the decorator).
+    """
+    if callable(func_name):
+        func_name, cls = func_name.__name__, func_name
+    if func_name is not None and not isinstance(func_name, str):
+        raise TypeError("register_error: the name must be a string, got %r" % (func_name,))
+
+    def register(klass):
+        if not (isinstance(klass, type) and issubclass(klass, BaseException)):
+            raise TypeError("register_error: %r is not an exception class" % (klass,))
+        _ERROR_TYPES[func_name or klass.__name__] = klass
+        return klass
+    return register if cls is None else register(cls)
+
+
+class _NotAvailableFor(MXNetError):
+    """A function called with an array kind it does not handle."""
+
+    _KIND = ""
+
+    def __init__(self, function, alias, *args):
+        super(_NotAvailableFor, self).__init__()
+        self.function = getattr(function, "__name__", str(function))
+        self.alias = alias
+        self.args = [str(type(a)) for a in args]
+
+    def __str__(self):
+        text = "Function %s" % self.function
+        if self.alias:
+            text += ' (namely operator "%s")' % self.alias
+        if self.args:
+            text += " with arguments (%s)" % ", ".join(self.args)
+        return text + self._KIND
+
+
+@register_error
+class NotImplementedForSymbol(_NotAvailableFor):
+    """A function that exists for NDArray but not for Symbol."""
+
+    _KIND = " is not implemented for Symbol and only available in NDArray."
+
+
+class NotSupportedForSparseNDArray(_NotAvailableFor):
+    """A function that exists for dense NDArray but not for sparse arrays."""
+
+    _KIND = " is not supported for SparseNDArray and only available in NDArray."
+
+
+class MXCallbackList(ctypes.Structure):
+    """Callbacks handed to the library (custom functions and operators): count, functions,
+    and one context pointer per function."""
+    _fields_ = [("num_callbacks", ctypes.c_int),
+                ("callbacks", ctypes.POINTER(ctypes.CFUNCTYPE(ctypes.c_int))),
+                ("contexts", ctypes.POINTER(ctypes.c_void_p))]
+
+
+def c2pyerror(err_msg):
+    """(message, error kind) of a library error text.
+
+    The kind is the "Name" of a first line "Name: ..." (None when there is none). A "Stack
+    trace" block (indented lines after it) moves to the front as a Python-style traceback,
+    innermost frame last.
+    """
+    lines = err_msg.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    head = lines[0] if lines else ""
+    kind = head.partition(":")[0] if ":" in head else None
+    if kind is not None and not all(c.isalnum() or c in "_." for c in kind):
+        kind = None
+    message, trace, in_trace = [], [], False
+    for line in lines:
+        if in_trace and line.startswith("  "):
+            trace.append(line)
+            continue
+        in_trace = line.startswith("Stack trace")
+        if not in_trace:
+            message.append(line)
+    text = ""
+    if trace:
+        text = "Traceback (most recent call last):\n" + "\n".join(reversed(trace)) + "\n"
+    return text + "\n".join(message), kind
+
+
+def build_param_doc(arg_names, arg_types, arg_descs, remove_dup=True):
+    """A numpydoc "Parameters" section from parallel lists of names, types and descriptions
+    (num_args, the count of variadic inputs, is left out; repeats too when remove_dup)."""
+    seen, entries = set(), []
+    for key, type_info, desc in zip(arg_names, arg_types, arg_descs):
+        if key == "num_args" or (remove_dup and key in seen):
+            continue
+        seen.add(key)
+        entries.append("%s : %s" % (key, type_info) + ("\n    " + desc if desc else ""))
+    return "Parameters\n----------\n%s\n" % "\n".join(entries)
 
 
 def _error_from_message(message):
@@ -186,10 +306,15 @@ _ENFORCE_CYTHON = _check_bool_env("MXNET_ENFORCE_CYTHON", False)
 _LIB, _LIB_PATH = _load_lib()
 
 
+def get_last_ffi_error():
+    """The library's last error as an exception object, of the class its message names."""
+    return _error_from_message(py_str(_LIB.MXGetLastError()))
+
+
 def check_call(ret):
     """Raises the library's last error when a C API call returned non-zero."""
     if ret != 0:
-        raise _error_from_message(py_str(_LIB.MXGetLastError()))
+        raise get_last_ffi_error()
 
 
 def c_str(string):
@@ -232,9 +357,6 @@ def _init_runtime():
     # variable surfaces here, at import, as MXNetError naming it.
     prev = ctypes.c_bool()
     check_call(_LIB.MXSetFlushDenorms(ctypes.c_bool(True), ctypes.byref(prev)))
-    if _ENFORCE_CYTHON:
-        # This build has no compiled fast path; asking to require it cannot be honoured.
-        raise ImportError("Cython Module cannot be loaded but MXNET_ENFORCE_CYTHON=1")
 
 
 _init_runtime()

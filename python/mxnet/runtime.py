@@ -29,11 +29,20 @@ _FEATURE_SYNONYMS = {"MKLDNN": "ONEDNN", "ONEDNN": "MKLDNN"}
 
 
 def feature_list():
-    """The library's build features, in MXNet 1.x's order (then ONEDNN, CYTHON)."""
+    """The library's build features, in MXNet 1.x's order (then ONEDNN, CYTHON).
+
+    CYTHON says whether this process uses the compiled fast path (mxnet._fastpath), which the
+    library alone cannot know: it may be built but disabled (MXNET_ENABLE_CYTHON=0) or missing.
+    """
+    from . import _fast
     lib_features = ctypes.POINTER(LibFeature)()
     size = ctypes.c_size_t()
     check_call(_LIB.MXLibInfoFeatures(ctypes.byref(lib_features), ctypes.byref(size)))
-    return [lib_features[i] for i in range(size.value)]
+    features = [lib_features[i] for i in range(size.value)]
+    for i, f in enumerate(features):
+        if f.name == "CYTHON":
+            features[i] = LibFeature(f._name, _fast.module is not None)
+    return features
 
 
 class Features(collections.OrderedDict):

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "c_api/api_guard.h"
+#include "common/scratch_vector.h"
 #include "mxnet/c_api.h"
 #include "mxnet/imperative.h"
 
@@ -102,6 +103,25 @@ int MXSymbolGetAtomicSymbolInfo(AtomicSymbolCreator creator, const char** name, 
  *        was the larger part of an op call's cost in the library.
  */
 namespace {
+/*!
+ * \brief An op without a parameter parser takes no parameters: a keyword it is called with is
+ *        a mistake (a typo, a parameter of another op) that would otherwise vanish silently.
+ *        Attributes ("__layout__" and the like, name, attr), the input count of a variadic op
+ *        and the context the front end adds to calls without inputs are not parameters.
+ */
+void RejectUnknownKeywords(const Op* op, const std::unordered_map<std::string, std::string>& dict) {
+  for (const auto& kv : dict) {
+    const std::string& key = kv.first;
+    if (key.compare(0, 2, "__") == 0 || key == "ctx" || key == "name" || key == "attr" || key == op->key_var_num_args)
+      continue;
+    bool is_input = false;
+    for (const auto& a : op->arguments) is_input = is_input || a.name == key;
+    MX_CHECK_KIND(!is_input, "TypeError") << op->name << ": input '" << key << "' must be an array, not a parameter";
+    MX_THROW("TypeError") << op->name << " got an unexpected keyword argument '" << key
+                          << "' (this operator takes no parameters)";
+  }
+}
+
 std::shared_ptr<const mxnet::op::NodeAttrs> ParsedAttrs(const Op* op, int num_inputs, int num_params, const char** keys,
                                                         const char** vals) {
   // Shared, not referenced: an op run inside this call may call back in (a custom op) and
@@ -121,6 +141,7 @@ std::shared_ptr<const mxnet::op::NodeAttrs> ParsedAttrs(const Op* op, int num_in
   // A count given by the caller stays: Invoke rejects a call whose inputs do not match it.
   if (!op->key_var_num_args.empty() && !dict.count(op->key_var_num_args))
     dict[op->key_var_num_args] = std::to_string(num_inputs);
+  if (!op->attr_parser) RejectUnknownKeywords(op, dict);
   auto attrs = std::make_shared<const mxnet::op::NodeAttrs>(mxnet::op::MakeAttrs(op, dict));  // throws: not kept
   if (cache.size() >= 4096) cache.clear();  // bounded: calls with ever-new values (e.g. scalars)
   cache.emplace(key, attrs);
@@ -137,7 +158,8 @@ int MXImperativeInvokeEx(AtomicSymbolCreator creator, int num_inputs, NDArrayHan
   const std::shared_ptr<const mxnet::op::NodeAttrs> parsed =
       ParsedAttrs(op, num_inputs, num_params, param_keys, param_vals);
   const mxnet::op::NodeAttrs& attrs = *parsed;
-  std::vector<NDArray*> ins;
+  mxnet::common::ScratchVector<NDArray*> ins_buf, outs_buf;
+  std::vector<NDArray*>& ins = *ins_buf;
   for (int i = 0; i < num_inputs; ++i) {
     MX_CHECK_KIND(inputs[i] != nullptr, "ValueError") << op->name << ": input " << i << " is NULL";
     ins.push_back(static_cast<NDArray*>(inputs[i]));
@@ -145,7 +167,7 @@ int MXImperativeInvokeEx(AtomicSymbolCreator creator, int num_inputs, NDArrayHan
   const int nout = static_cast<int>(op->NumOutputs(attrs));
   const int nvis = static_cast<int>(op->NumVisibleOutputs(attrs));
   std::vector<NDArray> hidden;  // outputs the caller does not see
-  std::vector<NDArray*> outs;
+  std::vector<NDArray*>& outs = *outs_buf;
   const bool user_outputs = *outputs != nullptr;
   if (user_outputs) {
     MX_CHECK_KIND(*num_outputs == nout || *num_outputs == nvis, "ValueError")
@@ -158,7 +180,9 @@ int MXImperativeInvokeEx(AtomicSymbolCreator creator, int num_inputs, NDArrayHan
     for (auto& h : hidden) outs.push_back(&h);
     mxnet::imperative::Invoke(mxnet::Context::CPU(), parsed, ins, outs, {});
   } else {
-    std::vector<NDArray> fresh(nout);
+    mxnet::common::ScratchVector<NDArray> fresh_buf;
+    std::vector<NDArray>& fresh = *fresh_buf;
+    fresh.resize(nout);
     for (auto& f : fresh) outs.push_back(&f);
     mxnet::imperative::Invoke(mxnet::Context::CPU(), parsed, ins, outs, {});
     auto& handles = mxnet::capi::ThreadLocalReturn<OutputsTag, std::vector<NDArrayHandle>>();

@@ -99,7 +99,7 @@ int MXNDArrayGetShape(NDArrayHandle handle, mx_uint* out_dim, const mx_uint** ou
   const NDArray* a = ND(handle);
   auto& buf = mxnet::capi::ThreadLocalReturn<Shape32Tag, std::vector<mx_uint>>();
   buf.clear();
-  for (auto d : a->shape().dims()) buf.push_back(static_cast<mx_uint>(d));
+  for (auto d : a->shape()) buf.push_back(static_cast<mx_uint>(d));
   *out_dim = a->is_none() ? 0 : static_cast<mx_uint>(a->shape().ndim());
   *out_pdata = buf.data();
   API_END();
@@ -113,7 +113,7 @@ static void GetShapeT(NDArrayHandle handle, int* out_dim, const T** out_pdata) {
   if (a->is_none()) {
     *out_dim = NumpyShape() ? -1 : 0;
   } else {
-    for (auto d : a->shape().dims()) buf.push_back(static_cast<T>(d));
+    for (auto d : a->shape()) buf.push_back(static_cast<T>(d));
     *out_dim = a->shape().ndim();
   }
   *out_pdata = buf.data();

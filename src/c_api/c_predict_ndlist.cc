@@ -43,7 +43,7 @@ int MXNDListCreate(const char* nd_file_bytes, int nd_file_size, NDListHandle* ou
     std::vector<mx_uint> shape;
     std::vector<mx_float> data;
     if (!a.is_none()) {
-      for (mxnet::dim_t d : a.shape().dims()) {
+      for (mxnet::dim_t d : a.shape()) {
         MX_CHECK_KIND(d <= static_cast<mxnet::dim_t>(UINT32_MAX), "ValueError")
             << "MXNDListCreate: array " << i << " has shape " << a.shape() << ", beyond 32-bit dims";
         shape.push_back(static_cast<mx_uint>(d));

@@ -173,7 +173,7 @@ std::unique_ptr<Predictor> Predictor::Bind(const PredictorModel& model, const In
 
   for (const NDArray& out : p->exec_->outputs()) {
     std::vector<uint32_t> dims;
-    for (dim_t d : out.shape().dims()) {
+    for (dim_t d : out.shape()) {
       MX_CHECK_KIND(d >= 0 && d <= static_cast<dim_t>(UINT32_MAX), "ValueError")
           << "an output of shape " << out.shape() << " does not fit the predict API's 32-bit dims";
       dims.push_back(static_cast<uint32_t>(d));

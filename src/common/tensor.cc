@@ -50,7 +50,7 @@ std::string TShape::ToString() const {
   os << '(';
   for (int i = 0; i < ndim_; ++i) {
     if (i) os << ", ";
-    if (dims_[i] < 0) os << "None"; else os << dims_[i];
+    if ((*this)[i] < 0) os << "None"; else os << (*this)[i];
   }
   if (ndim_ == 1) os << ',';
   os << ')';

@@ -60,12 +60,16 @@ Sample last;
 std::atomic<int64_t> next_sample_ns{0};
 std::atomic<int> others_x100{0};  // cores busy with other processes, times 100
 std::atomic<bool> readable{true};
+// The affinity mask, re-read with each load sample: sched_getaffinity is a system call, too
+// dear for every operation (a tiny op's whole budget is a few microseconds).
+std::atomic<int> cores_available{0};
 
 void MaybeResample() {
   const int64_t now = NowNs();
   if (now < next_sample_ns.load(std::memory_order_relaxed)) return;
   std::unique_lock<std::mutex> lk(sample_mu, std::try_to_lock);
   if (!lk.owns_lock()) return;  // another thread samples
+  cores_available.store(NumCores(), std::memory_order_relaxed);
   Sample s;
   if (!ReadSample(&s)) {
     readable.store(false);
@@ -95,7 +99,9 @@ int AdaptiveOmpThreads(int configured, int workers) {
   if (configured <= 1 || !env::GetBool(env::Var::MXNET_CPU_LOAD_ADAPTIVE) || !readable.load(std::memory_order_relaxed))
     return configured;
   MaybeResample();
-  const double free_cores = NumCores() - others_x100.load(std::memory_order_relaxed) / 100.0;
+  int cores = cores_available.load(std::memory_order_relaxed);
+  if (cores <= 0) cores = NumCores();  // another thread is taking the first sample
+  const double free_cores = cores - others_x100.load(std::memory_order_relaxed) / 100.0;
   // Round to nearest: a light background load (under half a core) keeps every thread.
   const int want = static_cast<int>(std::floor(free_cores / std::max(1, workers) + 0.5));
   return std::max(1, std::min(configured, want));

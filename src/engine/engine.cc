@@ -83,6 +83,12 @@ void Engine::PushSync(SyncFn fn, Context exec_ctx, const std::vector<engine::Var
                       const std::vector<engine::VarHandle>& mutable_vars, FnProperty prop, int priority,
                       const char* opr_name) {
   if (TryBulk(&fn, exec_ctx, const_vars, mutable_vars, prop, priority, opr_name)) return;
+  PushSyncUnbulked(std::move(fn), exec_ctx, const_vars, mutable_vars, prop, priority, opr_name);
+}
+
+void Engine::PushSyncUnbulked(SyncFn fn, Context exec_ctx, const std::vector<engine::VarHandle>& const_vars,
+                              const std::vector<engine::VarHandle>& mutable_vars, FnProperty prop, int priority,
+                              const char* opr_name) {
   PushAsync(
       [fn = std::move(fn)](RunContext rctx, engine::CallbackOnComplete on_complete) {
         fn(rctx);  // a throw reaches the engine, which records it as this op's error

@@ -77,6 +77,8 @@ struct Var {
 /*! \brief A reusable operation: function, read set, write set, kind and name. */
 struct Opr {
   Engine::AsyncFn fn;
+  /*! \brief Set instead of fn by PushSync: completes when it returns. */
+  Engine::SyncFn sync_fn;
   std::vector<Var*> const_vars;
   std::vector<Var*> mutable_vars;
   FnProperty prop{FnProperty::kNormal};

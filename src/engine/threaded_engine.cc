@@ -104,6 +104,16 @@ void ThreadedEngine::ShutdownForExit() {
 VarHandle ThreadedEngine::NewVariable() { return new Var(); }
 
 void ThreadedEngine::DeleteVariable(SyncFn delete_fn, Context exec_ctx, VarHandle var) {
+  // Nothing queued on the var (the usual case: an array dropped after its last op ran) and
+  // host memory: free at once. A pushed deletion op costs several allocations and a trip
+  // through the queues, for every array a program drops. An op still holding the array's
+  // memory holds the array too, so an idle var means no op can reach the memory any more;
+  // ops in this thread's unpushed bulk are not in the var's queue yet, so then it waits.
+  if (exec_ctx.dev_type != Context::kGPU && ThisThreadBulk().count() == 0 && var->Idle()) {
+    if (delete_fn) delete_fn(RunContext{exec_ctx});
+    delete var;
+    return;
+  }
   // The deletion writes the var, so it runs after every earlier op on it; the var object is
   // freed when that write completes.
   PushAsync(
@@ -159,6 +169,17 @@ void ThreadedEngine::PushAsync(AsyncFn fn, Context exec_ctx, const std::vector<V
   Opr* opr = NewOpr(std::move(fn), const_vars, mutable_vars, prop, opr_name);
   opr->temporary = true;
   opr->is_wait = wait;
+  PushBlock(opr, exec_ctx, priority);
+}
+
+void ThreadedEngine::PushSyncUnbulked(SyncFn fn, Context exec_ctx, const std::vector<VarHandle>& const_vars,
+                                      const std::vector<VarHandle>& mutable_vars, FnProperty prop, int priority,
+                                      const char* opr_name) {
+  FlushThisThreadBulk();
+  CheckContext(exec_ctx);
+  Opr* opr = NewOpr(AsyncFn(), const_vars, mutable_vars, prop, opr_name);
+  opr->sync_fn = std::move(fn);
+  opr->temporary = true;
   PushBlock(opr, exec_ctx, priority);
 }
 
@@ -225,12 +246,19 @@ void ThreadedEngine::ExecuteOprBlock(RunContext rctx, OprBlock* block) {
     block->hooks = hooks;
     if (hooks->on_start) hooks->on_start(opr->name.c_str(), block->ctx, CurrentThreadId(), opr->symbolic);
   }
+  bool ran = false;
   try {
-    opr->fn(rctx, CallbackOnComplete(&ThreadedEngine::OnCompleteStatic, this, block));
+    if (opr->sync_fn) {
+      opr->sync_fn(rctx);
+      ran = true;
+    } else {
+      opr->fn(rctx, CallbackOnComplete(&ThreadedEngine::OnCompleteStatic, this, block));
+    }
   } catch (...) {
-    // A function that throws has not called its callback (PushSync's wrapper never does).
+    // A function that throws has not called its callback.
     OnComplete(block, std::current_exception());
   }
+  if (ran) OnComplete(block, nullptr);
 }
 
 void ThreadedEngine::OnCompleteStatic(void* engine, void* block, std::exception_ptr error) {

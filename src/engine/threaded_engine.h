@@ -70,6 +70,9 @@ class ThreadedEngine : public Engine {
   /*! \brief Waits for the op's stream at the end of a bulk (GPU); CPU: nothing. */
   virtual void SyncStream(const RunContext& rctx) {}
 
+  void PushSyncUnbulked(SyncFn fn, Context exec_ctx, const std::vector<VarHandle>& const_vars,
+                        const std::vector<VarHandle>& mutable_vars, FnProperty prop, int priority,
+                        const char* opr_name) override;
   bool TryBulk(SyncFn* fn, const Context& exec_ctx, const std::vector<VarHandle>& const_vars,
                const std::vector<VarHandle>& mutable_vars, FnProperty prop, int priority,
                const char* opr_name) override;

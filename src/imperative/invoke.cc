@@ -6,6 +6,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "common/scratch_vector.h"
 #include "mxnet/imperative.h"
 #include "operator/kernel_dispatch.h"
 
@@ -64,8 +65,16 @@ void InferOutputs(const op::NodeAttrs& attrs, Context ctx, const std::vector<NDA
   const op::Op* op = attrs.op;
   const size_t nin = inputs.size(), nout = outputs.size();
   // Shapes and dtypes: inputs known, outputs known only when given.
-  std::vector<TShape> ishape(nin), oshape(nout);
-  std::vector<int> itype(nin), otype(nout, -1);
+  common::ScratchVector<TShape> ishape_buf, oshape_buf;
+  common::ScratchVector<int> itype_buf, otype_buf;
+  std::vector<TShape>& ishape = *ishape_buf;
+  std::vector<TShape>& oshape = *oshape_buf;
+  std::vector<int>& itype = *itype_buf;
+  std::vector<int>& otype = *otype_buf;
+  ishape.resize(nin);
+  oshape.resize(nout);
+  itype.resize(nin);
+  otype.assign(nout, -1);
   for (size_t i = 0; i < nin; ++i) {
     ishape[i] = inputs[i]->shape();
     itype[i] = inputs[i]->dtype();
@@ -77,17 +86,23 @@ void InferOutputs(const op::NodeAttrs& attrs, Context ctx, const std::vector<NDA
     }
   }
   MX_CHECK_KIND(op->infer_shape && op->infer_type, "ValueError") << op->name << ": no shape/dtype inference";
-  const std::vector<TShape> given_ishape = ishape;
+  // Inference may only fill in outputs: an input it changes is a mismatch (checked against
+  // the arrays themselves, so no copies of the lists are kept).
+  auto input_shapes = [&] {
+    std::vector<TShape> given(nin);
+    for (size_t i = 0; i < nin; ++i) given[i] = inputs[i]->shape();
+    return op::ShapesToString(given);
+  };
   bool shape_ok = op->infer_shape(attrs, &ishape, &oshape);
-  MX_CHECK_KIND(shape_ok && ishape == given_ishape, "ValueError")
-      << op->name << ": cannot infer output shapes from input shapes " << op::ShapesToString(given_ishape);
+  for (size_t i = 0; shape_ok && i < nin; ++i) shape_ok = ishape[i] == inputs[i]->shape();
+  MX_CHECK_KIND(shape_ok, "ValueError") << op->name << ": cannot infer output shapes from input shapes "
+                                        << input_shapes();
   for (size_t i = 0; i < nout; ++i)
     MX_CHECK_KIND(oshape[i].IsKnown(), "ValueError")
-        << op->name << ": output " << i << " shape " << oshape[i] << " unknown for input shapes "
-        << op::ShapesToString(given_ishape);
-  const std::vector<int> given_itype = itype;
-  MX_CHECK_KIND(op->infer_type(attrs, &itype, &otype) && itype == given_itype, "TypeError")
-      << op->name << ": cannot infer output dtypes from the input dtypes";
+        << op->name << ": output " << i << " shape " << oshape[i] << " unknown for input shapes " << input_shapes();
+  bool type_ok = op->infer_type(attrs, &itype, &otype);
+  for (size_t i = 0; type_ok && i < nin; ++i) type_ok = itype[i] == inputs[i]->dtype();
+  MX_CHECK_KIND(type_ok, "TypeError") << op->name << ": cannot infer output dtypes from the input dtypes";
   for (size_t i = 0; i < nout; ++i)
     if (outputs[i]->is_none()) *outputs[i] = NDArray(oshape[i], ctx, true, otype[i]);
 }
@@ -174,7 +189,12 @@ void Invoke(Context default_ctx, std::shared_ptr<const op::NodeAttrs> shared_att
   op::InplacePairs inplace = op->inplace_option ? op->inplace_option(attrs) : op::InplacePairs{};
   std::vector<NDArray> run_out(nout);
   std::vector<op::OpReqType> req(nout, op::kWriteTo);
-  std::vector<std::pair<uint32_t, NDArray>> copy_back;
+  struct CopyBack {
+    uint32_t output;
+    NDArray temporary;  // what the op writes
+    NDArray target;     // the caller's array
+  };
+  std::vector<CopyBack> copy_back;
   for (uint32_t o = 0; o < nout; ++o) {
     run_out[o] = *outputs[o];
     if (o < unused.size() && unused[o]) {
@@ -188,7 +208,7 @@ void Invoke(Context default_ctx, std::shared_ptr<const op::NodeAttrs> shared_att
         req[o] = op::kWriteInplace;
       } else {
         run_out[o] = NDArray(outputs[o]->shape(), ctx, true, outputs[o]->dtype());
-        copy_back.emplace_back(o, *outputs[o]);
+        copy_back.push_back(CopyBack{o, run_out[o], *outputs[o]});
         req[o] = op::kWriteTo;
         break;
       }
@@ -197,6 +217,8 @@ void Invoke(Context default_ctx, std::shared_ptr<const op::NodeAttrs> shared_att
 
   // Engine vars: writes = outputs + mutated inputs; reads = the other inputs. No var twice.
   std::vector<engine::VarHandle> writes, reads;
+  writes.reserve(nout + 1);
+  reads.reserve(nin);
   auto add_unique = [](std::vector<engine::VarHandle>* v, engine::VarHandle h) {
     if (std::find(v->begin(), v->end(), h) == v->end()) v->push_back(h);
   };
@@ -229,9 +251,15 @@ void Invoke(Context default_ctx, std::shared_ptr<const op::NodeAttrs> shared_att
   std::vector<bool> in_written(nin);
   for (uint32_t i = 0; i < nin; ++i)
     in_written[i] = std::find(writes.begin(), writes.end(), inputs[i]->var()) != writes.end();
+  // The lists move into the pushed function: copying them cost an allocation each.
   Engine::Get()->PushSync(
-      [op, dev, shared_attrs, opctx, in_copy, run_out, req, keep_layout, in_written](RunContext rctx) mutable {
-        std::vector<TBlob> ib(in_copy.size()), ob(run_out.size());
+      [op, dev, shared_attrs, opctx = std::move(opctx), in_copy = std::move(in_copy), run_out = std::move(run_out),
+       req = std::move(req), keep_layout, in_written = std::move(in_written)](RunContext rctx) mutable {
+        common::ScratchVector<TBlob> ib_buf, ob_buf;
+        std::vector<TBlob>& ib = *ib_buf;
+        std::vector<TBlob>& ob = *ob_buf;
+        ib.resize(in_copy.size());
+        ob.resize(run_out.size());
         // Ops that read backend (oneDNN blocked) layouts get their inputs unconverted; every
         // other kernel sees plain data. All kernels get the arrays through KernelArrays, so they
         // can keep cached layout copies of inputs they only read (data_for_read keeps those).
@@ -250,7 +278,9 @@ void Invoke(Context default_ctx, std::shared_ptr<const op::NodeAttrs> shared_att
         // earlier (which may still cache one) has finished by now, one pushed later has not started.
         // An output overwritten whole (kWriteTo) drops a layout left by an earlier occupant of
         // its memory (a graph's shared block) instead of converting data about to be replaced.
-        std::vector<std::shared_ptr<const OpaqueLayout>> inplace_layout(run_out.size());
+        common::ScratchVector<std::shared_ptr<const OpaqueLayout>> inplace_layout_buf;
+        std::vector<std::shared_ptr<const OpaqueLayout>>& inplace_layout = *inplace_layout_buf;
+        inplace_layout.resize(run_out.size());
         for (size_t i = 0; i < run_out.size(); ++i) {
           if (keep_layout && req[i] == op::kWriteInplace) inplace_layout[i] = run_out[i].opaque_layout();
           if (req[i] == op::kWriteTo && run_out[i].opaque_layout()) run_out[i].set_opaque_layout(nullptr);
@@ -270,10 +300,18 @@ void Invoke(Context default_ctx, std::shared_ptr<const op::NodeAttrs> shared_att
         }
       },
       ctx, reads, writes, FnProperty::kCompute, 0, op->name.c_str());
-  for (auto& o : run_out) o.BumpVersion();
+  // Outputs written through a temporary get their version from the copy below.
+  for (uint32_t o = 0; o < nout; ++o) {
+    bool through_temporary = false;
+    for (const auto& cb : copy_back) through_temporary = through_temporary || cb.output == o;
+    if (!through_temporary) outputs[o]->BumpVersion();
+  }
   if (op->mutate_inputs)  // e.g. BatchNorm's moving statistics: written too, so counted too
     for (uint32_t i : op->mutate_inputs(attrs)) inputs[i]->BumpVersion();
-  for (auto& cb : copy_back) CopyFromTo(run_out[cb.first], cb.second);
+  for (auto& cb : copy_back) {
+    cb.temporary.BumpVersion();
+    CopyFromTo(cb.temporary, cb.target);
+  }
 
   if (tls_recording) RecordOp(attrs, inputs, outputs);
 }

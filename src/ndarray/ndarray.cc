@@ -41,13 +41,13 @@ NDArray::Chunk::~Chunk() {
 
 NDArray::NDArray(const TShape& shape, Context ctx, bool delay_alloc, int dtype) : shape_(shape), dtype_(dtype) {
   MX_CHECK_KIND(shape.ndim() >= 0, "ValueError") << "cannot create an array of unknown shape";
-  for (dim_t d : shape.dims())
+  for (dim_t d : shape)
     MX_CHECK_KIND(d >= 0, "ValueError") << "cannot create an array with negative or unknown dimension: shape " << shape;
   // Overflow of the element or byte count would wrap to a small allocation; refuse it instead.
   const uint64_t elem = DTypeSize(dtype);
   uint64_t n = 1;
   bool overflow = false, empty = false;
-  for (dim_t d : shape.dims()) {
+  for (dim_t d : shape) {
     empty = empty || d == 0;
     if (d != 0 && n > (SIZE_MAX / elem) / static_cast<uint64_t>(d)) overflow = true;
     n *= static_cast<uint64_t>(d);

@@ -118,7 +118,7 @@ NDArray ReadRecord(Reader* r) {
   // Size check before allocating: elements * bytes must fit in what is left.
   const uint64_t elem = DTypeSize(dtype);
   uint64_t count = 1;
-  for (dim_t d : shape.dims()) {
+  for (dim_t d : shape) {
     if (d != 0 && count > r->left() / static_cast<uint64_t>(d)) r->Fail("data larger than the input", r->offset());
     count *= static_cast<uint64_t>(d);
   }
@@ -139,7 +139,7 @@ void WriteRecord(std::string* out, const NDArray& arr) {
   }
   Put<int32_t>(out, 0);
   Put<int32_t>(out, arr.shape().ndim());
-  for (dim_t d : arr.shape().dims()) Put<int64_t>(out, d);
+  for (dim_t d : arr.shape()) Put<int64_t>(out, d);
   const Context ctx = arr.ctx();
   Put<int32_t>(out, static_cast<int32_t>(ctx.dev_type));
   Put<int32_t>(out, ctx.dev_id);

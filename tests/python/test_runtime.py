@@ -90,12 +90,6 @@ def test_python_side_variables_are_validated(run_python, name):
     assert "Invalid value 'maybe' for environment variable %s" % name in r.stderr
 
 
-def test_enforce_cython_without_cython_module(run_python):
-    r = run_python("import mxnet", MXNET_ENFORCE_CYTHON="1")
-    assert r.returncode != 0
-    assert "Cython Module cannot be loaded but MXNET_ENFORCE_CYTHON=1" in r.stderr
-
-
 def test_unknown_variable_gets_a_hint(run_python):
     r = run_python("import mxnet", MXNET_ENGINE_TPYE="NaiveEngine")
     assert r.returncode == 0, r.stderr

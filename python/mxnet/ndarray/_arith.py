@@ -8,8 +8,9 @@ import operator as _pyop
 
 import numpy as np
 
-from .ndarray import NDArray, _op, array
+from .ndarray import CSRHandleError, NDArray, _op, array
 from .register import EncodedParams, _op_handle, imperative_invoke
+from .._fast import module as _FAST
 
 _NO_PARAMS = EncodedParams([], [])
 
@@ -87,10 +88,22 @@ FUNCTIONS = {name: _make(name) for name in _TABLE}
 FUNCTIONS["true_divide"] = FUNCTIONS["divide"]
 
 
+def _handles(name):
+    """The three ops of a table entry as handles, for the compiled path."""
+    bcast, scalar, rscalar, _ = _TABLE[name]
+    return _op_handle(bcast), _op_handle(scalar), _op_handle(rscalar) if rscalar else None
+
+
 def _binary(name, reflected=False):
     if reflected:
-        return lambda self, other: dispatch(name, other, self)
-    return lambda self, other: dispatch(name, self, other)
+        python_path = lambda self, other: dispatch(name, other, self)  # noqa: E731
+    else:
+        python_path = lambda self, other: dispatch(name, self, other)  # noqa: E731
+    if _FAST is None:
+        return python_path
+    # Array-array and array-int/float calls go through one C call; the rest (numpy arrays,
+    # numpy scalars, CSR operands) take the Python dispatch.
+    return _FAST.BinaryMethod(*_handles(name), reflected, python_path, CSRHandleError, name)
 
 
 def _inplace(name):

@@ -7,6 +7,7 @@ import numpy as np
 from ..base import (_LIB, NDArrayHandle, check_call, c_str, c_str_array, c_handle_array, MXNetError,
                     py_str)
 from ..context import Context, current_context
+from .._fast import module as _FAST
 
 __all__ = ["NDArray", "array", "empty", "zeros", "ones", "full", "arange", "linspace", "eye", "save", "load",
            "load_frombuffer", "waitall", "concatenate", "moveaxis"]
@@ -47,6 +48,8 @@ class CSRHandleError(TypeError):
 
 def _new_alloc(shape, ctx, dtype, delay_alloc=True):
     shape = tuple(int(s) for s in shape)
+    if _FAST is not None:
+        return _FAST.new_array(shape, ctx.device_typeid, ctx.device_id, delay_alloc, _dtype_flag(dtype))
     arr = (ctypes.c_int64 * len(shape))(*shape)
     h = NDArrayHandle()
     check_call(_LIB.MXNDArrayCreateEx64(arr, ctypes.c_int(len(shape)), ctypes.c_int(ctx.device_typeid),
@@ -82,6 +85,8 @@ class NDArray(object):
     # ---- properties ----
     @property
     def shape(self):
+        if _FAST is not None:
+            return _FAST.shape(self.handle)
         ndim = ctypes.c_int()
         pdata = ctypes.POINTER(ctypes.c_int64)()
         check_call(_LIB.MXNDArrayGetShapeEx64(self.handle, ctypes.byref(ndim), ctypes.byref(pdata)))
@@ -102,14 +107,15 @@ class NDArray(object):
 
     @property
     def dtype(self):
-        t = ctypes.c_int()
-        check_call(_LIB.MXNDArrayGetDType(self.handle, ctypes.byref(t)))
-        if t.value == _BF16:
+        flag = self._dtype_flag
+        if flag == _BF16:
             return np.dtype([("bfloat16", np.uint16)])
-        return _DTYPE_MX_TO_NP[t.value].type
+        return _DTYPE_MX_TO_NP[flag].type
 
     @property
     def _dtype_flag(self):
+        if _FAST is not None:
+            return _FAST.dtype_flag(self.handle)
         t = ctypes.c_int()
         check_call(_LIB.MXNDArrayGetDType(self.handle, ctypes.byref(t)))
         return t.value
@@ -161,6 +167,9 @@ class NDArray(object):
                                                    ctypes.c_size_t(raw.size)))
             return (raw.astype(np.uint32) << 16).view(np.float32)
         data = np.empty(self.shape, dtype=_DTYPE_MX_TO_NP[flag])
+        if _FAST is not None:
+            _FAST.copy_to(self.handle, data, data.size)
+            return data
         check_call(_LIB.MXNDArraySyncCopyToCPU(self.handle, data.ctypes.data_as(ctypes.c_void_p),
                                                ctypes.c_size_t(data.size)))
         return data
@@ -186,6 +195,9 @@ class NDArray(object):
                                                  ctypes.c_size_t(src.size)))
 
     def wait_to_read(self):
+        if _FAST is not None:
+            _FAST.wait_to_read(self.handle)
+            return
         check_call(_LIB.MXNDArrayWaitToRead(self.handle))
 
     def wait_to_write(self):
@@ -305,6 +317,11 @@ class NDArray(object):
     def __array__(self, dtype=None, copy=None):
         a = self.asnumpy()
         return a if dtype is None else a.astype(dtype)
+
+    def __reduce__(self):
+        # as 1.x's: unpickling calls the class with handle None (so __init__ sets what 1.x's
+        # in-place operators check, e.g. `writable`), then __setstate__
+        return type(self), (None,), self.__getstate__()
 
     def __getstate__(self):
         # a bytearray, as 1.x keeps it (its loader needs a writable buffer)

@@ -5,6 +5,12 @@ from .. import _registry
 from ..base import _LIB, NDArrayHandle, check_call, c_str_array, _Null
 from ..context import current_context
 from .ndarray import CSRHandleError, NDArray, _set_op_invoker
+from .. import _fast
+from .._fast import module as _FAST
+
+_fast.bind(NDArray, NDArrayHandle)
+if _FAST is not None:
+    _FAST.init_ops(_Null, _registry.param_str, lambda: str(current_context()), CSRHandleError)
 
 # Shared with mx.sym (one reading of the registry for both front ends); the old private
 # names stay importable for the modules that use them.
@@ -18,12 +24,14 @@ _INFOS = _registry.INFOS
 class EncodedParams(object):
     """An op call's parameter names and values encoded once for C, for callers that repeat the
     same call (pass it as imperative_invoke's keys, with vals None)."""
-    __slots__ = ["count", "keys", "vals"]
+    __slots__ = ["count", "keys", "vals", "key_strs", "val_strs"]
 
     def __init__(self, keys, vals):
         self.count = len(keys)
         self.keys = c_str_array(keys)
         self.vals = c_str_array(vals)
+        self.key_strs = tuple(keys)  # what the compiled path takes
+        self.val_strs = tuple(vals)
 
 
 _HANDLES = [NDArrayHandle * n for n in range(8)]  # array types by input count, made once
@@ -38,6 +46,18 @@ _OUT_PTR = ctypes.POINTER(NDArrayHandle)
 def imperative_invoke(handle, inputs, keys, vals, out=None):
     """MXImperativeInvokeEx; returns one NDArray, a list, or `out` when given. keys and vals are
     lists of strings, or keys is an EncodedParams and vals None."""
+    if _FAST is not None:
+        if isinstance(keys, EncodedParams):
+            keys, vals = keys.key_strs, keys.val_strs
+        try:
+            return _FAST.invoke(handle, inputs, keys, vals, out)
+        except CSRHandleError:
+            pass  # a CSRNDArray operand: the dense fallback below
+    return _ctypes_invoke(handle, inputs, keys, vals, out)
+
+
+def _ctypes_invoke(handle, inputs, keys, vals, out=None):
+    """imperative_invoke through ctypes (MXNET_ENABLE_CYTHON=0, or no compiled module)."""
     n_in = len(inputs)
     try:
         in_arr = (_HANDLES[n_in] if n_in < 8 else NDArrayHandle * n_in)(*[a.handle for a in inputs])
@@ -95,8 +115,8 @@ def _call(info, args, kwargs):
             raise TypeError("%s: expected NDArray inputs, got %s" % (info.name, type(a).__name__))
     for k, v in kwargs.items():
         # None is sent as "None" (optional parameters parse it), as 1.x does; only _Null
-        # means "not passed".
-        if v is _Null:
+        # means "not passed". ctx=None means the current context, as in 1.x's creation ops.
+        if v is _Null or (v is None and k == "ctx"):
             continue
         keys.append(k)
         vals.append(_param_str(k, v))
@@ -106,8 +126,18 @@ def _call(info, args, kwargs):
     return imperative_invoke(info.handle, inputs, keys, vals, out)
 
 
+def _compiled_function(info, func_name):
+    """The op function as the compiled module's OpFunction (same binding rules as _call)."""
+    def python_path(*args, **kwargs):  # for CSR operands, which have no single handle
+        return _call(info, args, kwargs)
+    return _FAST.OpFunction(info.handle, info.name, tuple(info.inputs), tuple(info.params), bool(info.variadic),
+                            func_name, info.doc, "mxnet.ndarray", python_path)
+
+
 def _make_function(info, func_name):
     hook = _STYPE_HOOKS.get(info.name)
+    if hook is None and _FAST is not None:
+        return _compiled_function(info, func_name)
     if hook is not None:  # only these ops pay for the CSR check
         def op_function(*args, **kwargs):
             res = hook(info, args, kwargs)
@@ -121,7 +151,15 @@ def _make_function(info, func_name):
     return op_function
 
 
+_BY_NAME = {}  # op name -> its compiled function (NDArray methods call ops by name)
+
+
 def invoke_by_name(name, args, kwargs):
+    if _FAST is not None and name not in _STYPE_HOOKS:
+        fn = _BY_NAME.get(name)
+        if fn is None:
+            fn = _BY_NAME[name] = _compiled_function(_registry.info_by_name(name), name)
+        return fn(*args, **kwargs)
     return _call(_registry.info_by_name(name), args, dict(kwargs))
 
 

@@ -98,17 +98,26 @@ TEST(Imperative, WritesAreCountedWhenPushed) {
   imperative::Invoke(Context::CPU(), op::MakeAttrs(op::Op::Get("elemwise_add"), {}), ins, outs);
   EXPECT_EQ(a.version(), before + 1);  // the output
   EXPECT_EQ(x.version(), 1u);          // only its SyncCopyFromCPU; reading does not count
-  // BatchNorm in training mutates its moving statistics (inputs 3 and 4): those writes count too.
+  // BatchNorm declares its moving statistics (inputs 3 and 4) written, and its training backward
+  // writes them (inputs 5 and 6): those writes count too.
   NDArray data(TShape({2, 2, 1, 1}), Context::CPU()), gamma = Filled({1, 1}), beta = Filled({0, 0});
   NDArray mean = Filled({0, 0}), var = Filled({1, 1});
   std::vector<float> d{1, 2, 3, 5};
   data.SyncCopyFromCPU(d.data(), d.size());
   const uint32_t mean_before = mean.version(), var_before = var.version(), gamma_before = gamma.version();
   const bool was_training = imperative::SetIsTraining(true);
-  imperative::InvokeByName("BatchNorm", {data, gamma, beta, mean, var}, {{"fix_gamma", "False"}});
-  imperative::SetIsTraining(was_training);
+  // output_mean_var: the backward reads the batch statistics, which are hidden outputs otherwise.
+  const auto fwd = imperative::InvokeByName("BatchNorm", {data, gamma, beta, mean, var},
+                                            {{"fix_gamma", "False"}, {"output_mean_var", "True"}});
+  ASSERT_EQ(fwd.size(), 3u);
   EXPECT_EQ(mean.version(), mean_before + 1);
   EXPECT_EQ(var.version(), var_before + 1);
+  EXPECT_EQ(Read(mean), (std::vector<float>{0, 0}));  // as in MXNet 1.x, the forward alone changes nothing
+  imperative::InvokeByName("_backward_BatchNorm", {fwd[0], data, gamma, fwd[1], fwd[2], mean, var},
+                           {{"fix_gamma", "False"}, {"output_mean_var", "True"}});
+  imperative::SetIsTraining(was_training);
+  EXPECT_EQ(mean.version(), mean_before + 2);
+  EXPECT_EQ(var.version(), var_before + 2);
   EXPECT_EQ(gamma.version(), gamma_before);
   EXPECT_NE(Read(mean), (std::vector<float>{0, 0}));
 }
