@@ -242,6 +242,8 @@ MXNET_DLL int MXAutogradBackwardEx(mx_uint num_output, NDArrayHandle* output_han
                                    mx_uint num_variables, NDArrayHandle* var_handles, int retain_graph,
                                    int create_graph, int is_train, NDArrayHandle** grad_handles,
                                    int** grad_stypes);
+/*! \brief The recorded computation that produced an NDArray (autograd.get_symbol), as a new Symbol. */
+MXNET_DLL int MXAutogradGetSymbol(NDArrayHandle handle, SymbolHandle* out);
 MXNET_DLL int MXCustomFunctionRecord(int num_inputs, NDArrayHandle* inputs, int num_outputs, NDArrayHandle* outputs,
                                      struct MXCallbackList* callbacks);
 

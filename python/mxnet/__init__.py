@@ -47,3 +47,4 @@ from . import module as mod
 from . import visualization
 from . import visualization as viz
 from . import util
+from .util import is_np_shape, set_np_shape, np_shape, use_np_shape, is_np_array

@@ -1,6 +1,7 @@
 """MXNet 1.x's symbolic checks of mx.test_utils: symbols bound and run against expected values
 (simple_forward, check_symbolic_forward/backward, numeric_grad, check_numeric_gradient,
-check_speed, check_consistency). mx.test_utils re-exports them; import them from there."""
+check_speed, check_consistency), and the graph comparisons same_symbol_structure and
+check_gluon_hybridize_consistency. mx.test_utils re-exports them; import them from there."""
 import time as _time
 import warnings as _warnings
 
@@ -373,3 +374,61 @@ def check_consistency(sym, ctx_list, scale=1.0, grad_req="write", arg_params=Non
                     raise
                 print("Predict Err: ctx %d vs ctx %d at %s: %s" % (i, gt_index, name, err))
     return gt
+
+
+# ---- graph comparisons -----------------------------------------------------------------------
+def same_symbol_structure(sym1, sym2):
+    """Whether node i runs the same operator in both symbols, for every node of the shorter."""
+    import json
+    nodes1 = json.loads(sym1.tojson())["nodes"]
+    nodes2 = json.loads(sym2.tojson())["nodes"]
+    return all(a["op"] == b["op"] for a, b in zip(nodes1, nodes2))
+
+
+def check_gluon_hybridize_consistency(net_builder, data_l, numpy_func=None, test_grad=True,
+                                      rtol=1E-4, atol=1E-4):
+    """Runs net_builder(prefix='net_') imperatively and hybridized, with and without autograd
+    (backward with the output as head gradient), from the same parameters, and asserts equal
+    outputs and input gradients (and outputs equal to numpy_func(*inputs) when given). The
+    network must not draw random numbers."""
+    from . import autograd
+    saved_params, saved_out, saved_grads = None, None, None
+    for hybridize in (False, True):
+        for use_autograd in ((False, True) if test_grad else (False,)):
+            net = net_builder(prefix="net_")
+            net.initialize()
+            params = net.collect_params()
+            if saved_params is None:
+                saved_params = {name: p.data().asnumpy() for name, p in params.items()}
+            else:
+                for name, p in params.items():
+                    p.set_data(saved_params[name])
+            if hybridize:
+                net.hybridize()
+            inputs = [x.copy() for x in data_l]
+            if use_autograd:
+                for x in inputs:
+                    x.attach_grad()
+                with autograd.record():
+                    out = net(*inputs)
+                out.backward(out)
+            else:
+                out = net(*inputs)
+            where = "hybridize=%s, autograd=%s" % (hybridize, use_autograd)
+            if saved_out is None:
+                saved_out = out.asnumpy()
+            else:
+                assert_almost_equal(out.asnumpy(), saved_out, rtol=rtol, atol=atol,
+                                    names=("output (%s)" % where, "output (first run)"))
+            if use_autograd:
+                grads = [x.grad.asnumpy() for x in inputs]
+                if saved_grads is None:
+                    saved_grads = grads
+                else:
+                    for k, (grad, saved) in enumerate(zip(grads, saved_grads)):
+                        assert_almost_equal(grad, saved, rtol=rtol, atol=atol,
+                                            names=("input %d gradient (%s)" % (k, where),
+                                                   "input %d gradient (first run)" % k))
+    if numpy_func is not None:
+        expected = numpy_func(*[_as_numpy(x) for x in data_l])
+        assert_almost_equal(saved_out, expected, rtol=rtol, atol=atol, names=("output", "numpy_func"))

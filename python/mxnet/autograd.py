@@ -3,7 +3,7 @@ import ctypes
 import traceback
 from threading import Lock
 
-from .base import _LIB, NDArrayHandle, check_call, c_handle_array
+from .base import _LIB, MXCallbackList, NDArrayHandle, SymbolHandle, check_call, c_handle_array
 from .ndarray.ndarray import NDArray, _GRAD_REQ
 
 __all__ = ["record", "pause", "train_mode", "predict_mode", "is_recording", "is_training", "set_recording",
@@ -119,13 +119,19 @@ def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=Fals
 
 
 def get_symbol(x):
-    raise NotImplementedError("autograd.get_symbol needs mx.sym, which this build does not provide yet")
+    """The recorded computation that produced NDArray `x`, as a Symbol.
 
+    Leaves become variables: arrays marked with attach_grad/mark_variables are named var<N>,
+    other inputs null<N>; each recorded op is a node named node_<N> with its parameters.
+    Raises MXNetError when `x` was not computed under record() nor marked.
+    """
+    from .symbol.symbol import Symbol  # late: the symbol package imports ndarray, as this module does
 
-class _MXCallbackList(ctypes.Structure):
-    _fields_ = [("num_callbacks", ctypes.c_int),
-                ("callbacks", ctypes.POINTER(ctypes.CFUNCTYPE(ctypes.c_int))),
-                ("contexts", ctypes.POINTER(ctypes.c_void_p))]
+    if not isinstance(x, NDArray):
+        raise TypeError("autograd.get_symbol: expected an NDArray, got %s" % type(x).__name__)
+    handle = SymbolHandle()
+    check_call(_LIB.MXAutogradGetSymbol(x.handle, ctypes.byref(handle)))
+    return Symbol(handle)
 
 
 class Function(object):
@@ -190,9 +196,9 @@ class Function(object):
 
         callbacks = [Function._bwd_functype(backward_entry), Function._del_functype(delete_entry)]
         cb_ptrs = [ctypes.cast(c, ctypes.CFUNCTYPE(ctypes.c_int)) for c in callbacks]
-        context = _MXCallbackList(ctypes.c_int(len(callbacks)),
-                                  (ctypes.CFUNCTYPE(ctypes.c_int) * len(cb_ptrs))(*cb_ptrs),
-                                  (ctypes.c_void_p * len(cb_ptrs))(None, None))
+        context = MXCallbackList(ctypes.c_int(len(callbacks)),
+                                 (ctypes.CFUNCTYPE(ctypes.c_int) * len(cb_ptrs))(*cb_ptrs),
+                                 (ctypes.c_void_p * len(cb_ptrs))(None, None))
         with Function._registry_lock:
             key[0] = Function._next
             Function._next += 1

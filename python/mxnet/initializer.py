@@ -13,7 +13,7 @@ import re
 
 import numpy as np
 
-__all__ = ["InitDesc", "Initializer", "register", "create", "Load", "Mixed", "Zero", "One",
+__all__ = ["InitDesc", "Initializer", "register", "alias", "create", "Load", "Mixed", "Zero", "One",
            "Constant", "Uniform", "Normal", "Orthogonal", "Xavier", "MSRAPrelu", "Bilinear",
            "LSTMBias"]
 
@@ -26,7 +26,8 @@ def register(klass):
     return klass
 
 
-def _alias(*names):
+def alias(*names):
+    """Class decorator: makes `klass` creatable by each of `names` too (lower-case)."""
     def deco(klass):
         for name in names:
             _REGISTRY[name] = klass
@@ -34,12 +35,21 @@ def _alias(*names):
     return deco
 
 
-def create(init, **kwargs):
-    """Returns an Initializer from an instance, a registered name or a dumps() string."""
+def create(*args, **kwargs):
+    """Returns an Initializer from an instance, a class, a registered name or a dumps() string,
+    given first or as initializer=...; further arguments go to the class's constructor."""
+    if args:
+        init, args = args[0], args[1:]
+    elif "initializer" in kwargs:
+        init = kwargs.pop("initializer")
+    else:
+        raise TypeError("create() needs the initializer: an instance, a class, a name or a dumps() string")
     if isinstance(init, (Initializer, Load, Mixed)):
+        if args or kwargs:
+            raise ValueError("create(): %r is already an initializer; extra arguments are invalid" % (init,))
         return init
     if isinstance(init, type) and issubclass(init, Initializer):
-        return init(**kwargs)
+        return init(*args, **kwargs)
     if isinstance(init, str):
         text = init.strip()
         if text.startswith("["):
@@ -49,7 +59,7 @@ def create(init, **kwargs):
         if key not in _REGISTRY:
             raise ValueError("Unknown initializer '%s': registered ones are %s"
                              % (init, ", ".join(sorted(_REGISTRY))))
-        return _REGISTRY[key](**kwargs)
+        return _REGISTRY[key](*args, **kwargs)
     raise TypeError("Expected an Initializer, its name or its dumps() string, got %r" % (init,))
 
 
@@ -223,7 +233,7 @@ class Mixed(object):
 
 
 @register
-@_alias("zeros")
+@alias("zeros")
 class Zero(Initializer):
     """Fills with 0."""
 
@@ -232,7 +242,7 @@ class Zero(Initializer):
 
 
 @register
-@_alias("ones")
+@alias("ones")
 class One(Initializer):
     """Fills with 1."""
 

@@ -15,16 +15,24 @@ __all__ = ["EvalMetric", "CompositeEvalMetric", "Accuracy", "TopKAccuracy", "F1"
 _REGISTRY = {}
 
 
-def register(klass, *aliases):
-    """Makes `klass` creatable by create() from its lower-case name and any aliases."""
-    for name in (klass.__name__.lower(),) + aliases:
-        _REGISTRY[name] = klass
+def register(klass, name=None):
+    """Makes `klass` creatable by create() from its lower-case class name, and from `name`
+    (any case) when given."""
+    if not (isinstance(klass, type) and issubclass(klass, EvalMetric)):
+        raise TypeError("metric.register: %r is not an EvalMetric subclass" % (klass,))
+    _REGISTRY[klass.__name__.lower()] = klass
+    if name is not None:
+        _REGISTRY[name.lower()] = klass
     return klass
 
 
-def alias(*names):
+def alias(*aliases):
+    """Class decorator: registers the class under each of `aliases` (and its own name)."""
     def deco(klass):
-        return register(klass, *names)
+        register(klass)
+        for name in aliases:
+            register(klass, name)
+        return klass
     return deco
 
 

@@ -4,7 +4,7 @@ import ctypes
 from .base import _LIB, check_call
 from .context import Context
 from .ndarray.random import (uniform, normal, randn, randint, exponential, gamma, poisson,  # noqa: F401
-                             multinomial, shuffle)
+                             negative_binomial, generalized_negative_binomial, multinomial, shuffle)
 
 
 def seed(seed_state, ctx="all"):

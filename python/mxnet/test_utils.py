@@ -2,28 +2,11 @@
 import contextlib
 import os
 
-from .base import _LIB, check_call, c_str
+from .util import getenv, setenv, get_cuda_compute_capability
 
-__all__ = ["environment", "setenv", "getenv", "assert_almost_equal", "almost_equal", "same",
+__all__ = ["environment", "setenv", "getenv", "get_cuda_compute_capability", "assert_almost_equal", "almost_equal", "same",
            "check_numeric_gradient", "rand_ndarray", "rand_shape_nd", "rand_shape_2d", "rand_shape_3d",
            "default_context", "set_default_context"]
-
-
-def getenv(name):
-    """The runtime's view of a variable (its value in effect), or None when unset."""
-    import ctypes
-    value = ctypes.c_char_p()
-    check_call(_LIB.MXGetEnv(c_str(name), ctypes.byref(value)))
-    return None if value.value is None else value.value.decode("utf-8")
-
-
-def setenv(name, value):
-    """Sets a variable in the runtime and the process environment; None unsets it."""
-    check_call(_LIB.MXSetEnv(c_str(name), None if value is None else c_str(value)))
-    if value is None:
-        os.environ.pop(name, None)
-    else:
-        os.environ[name] = value
 
 
 @contextlib.contextmanager
@@ -56,8 +39,11 @@ import numpy as _np
 import numpy as np  # noqa: E402,F811 - `from mxnet.test_utils import *` gives np and mx, as in 1.x
 
 import mxnet as mx  # noqa: E402 - the package object (already being imported)
+from .context import Context, current_context  # noqa: E402
+from .ndarray import array  # noqa: E402
+from .runtime import Features  # noqa: E402
 
-__all__ += ["np", "mx"]
+__all__ += ["np", "mx", "Context", "current_context", "array", "Features"]
 
 _DEFAULT_CTX = [None]
 
@@ -142,17 +128,19 @@ def rand_shape_3d(dim0=10, dim1=10, dim2=10, allow_zero_size=False):
     return (_np.random.randint(low, dim0 + 1), _np.random.randint(low, dim1 + 1), _np.random.randint(low, dim2 + 1))
 
 
-def rand_ndarray(shape, stype="default", density=None, dtype=None, ctx=None):
-    """Uniform(-1, 1) values; stype 'csr' keeps each entry with probability density (default 0.5)."""
-    from .ndarray import array
-    if stype not in ("default", "csr"):
-        raise ValueError("stype must be 'default' or 'csr', got %r" % (stype,))
-    values = _np.random.uniform(-1, 1, size=shape)
-    if stype == "csr":
-        from .ndarray.sparse import csr_matrix
-        values[_np.random.uniform(size=shape) >= (0.5 if density is None else density)] = 0
-        return csr_matrix(values, ctx=ctx or default_context(), dtype=dtype or _np.float32)
-    return array(values, ctx=ctx or default_context(), dtype=dtype or _np.float32)
+def rand_ndarray(shape, stype="default", density=None, dtype=None, modifier_func=None,
+                 shuffle_csr_indices=False, distribution=None, ctx=None):
+    """A random array: dense uniform(-1, 1) values for stype 'default'; for 'csr' the
+    rand_sparse_ndarray generator (density, distribution 'uniform'/'powerlaw', modifier_func)."""
+    if stype == "default":
+        values = _np.random.uniform(-1, 1, size=shape)
+        if modifier_func is not None:
+            values = assign_each(values, modifier_func)
+        return array(values, ctx=ctx or default_context(), dtype=dtype or _np.float32)
+    from ._test_utils_arrays import rand_sparse_ndarray
+    arr, _ = rand_sparse_ndarray(shape, stype, density=density, dtype=dtype, distribution=distribution,
+                                 modifier_func=modifier_func, shuffle_csr_indices=shuffle_csr_indices, ctx=ctx)
+    return arr
 
 
 def _check_numeric_gradient_fn(fn, inputs, head_grad=None, eps=1e-3, rtol=1e-2, atol=1e-4, dtype=_np.float64):
@@ -202,11 +190,34 @@ __all__ += ["default_dtype", "get_rtol", "get_atol", "get_etol", "get_tolerance"
             "new_matrix_with_real_eigvals_nd", "new_sym_matrix_with_real_eigvals_2d",
             "new_sym_matrix_with_real_eigvals_nd", "new_orthonormal_matrix_2d"]
 
-# MXNet 1.x's default tolerances by dtype (get_rtol / get_atol with None).
+# MXNet 1.x's default tolerances by dtype (get_rtol / get_atol with None); 0 for exact types.
+_EXACT_DTYPES = (_np.bool_, _np.int8, _np.uint8, _np.int32, _np.uint32, _np.int64, _np.uint64)
 _RTOLS_1X = {_np.dtype(_np.float16): 1e-2, _np.dtype(_np.float32): 1e-4,
              _np.dtype(_np.float64): 1e-5}
 _ATOLS_1X = {_np.dtype(_np.float16): 1e-1, _np.dtype(_np.float32): 1e-3,
              _np.dtype(_np.float64): 1e-20}
+
+
+def default_rtols():
+    """{dtype: default relative tolerance} (float16 1e-2, float32 1e-4, float64 1e-5; 0 for
+    bool and integers)."""
+    table = {_np.dtype(d): 0 for d in _EXACT_DTYPES}
+    table.update(_RTOLS_1X)
+    return table
+
+
+def default_atols():
+    """{dtype: default absolute tolerance} (float16 1e-1, float32 1e-3, float64 1e-20; 0 for
+    bool and integers)."""
+    table = {_np.dtype(d): 0 for d in _EXACT_DTYPES}
+    table.update(_ATOLS_1X)
+    return table
+
+
+def default_numeric_eps():
+    """{dtype: finite-difference step}: powers of two, so adding the step drops no bits."""
+    return {_np.dtype(_np.float16): 2.0 ** -6, _np.dtype(_np.float32): 2.0 ** -9,
+            _np.dtype(_np.float64): 2.0 ** -14}
 
 
 def default_dtype():
@@ -241,13 +252,28 @@ def get_etol(etol=None):
     return 0 if etol is None else etol
 
 
-def get_tolerance(arr, tol, default_tol):
-    """tol (a number, or a dict keyed by dtype) for arr's dtype, else default_tol."""
-    if tol is None:
-        return default_tol
-    if isinstance(tol, dict):
-        return tol.get(_dtype_of(arr), default_tol)
-    return tol
+def get_tolerance(dat, tol, default_tol):
+    """The tolerance for comparing `dat`: tol when it is a number; else tol's entry for dat's
+    dtype (tol a dict); else default_tol's entry (a dict by dtype) or default_tol itself."""
+    if tol is not None and not isinstance(tol, dict):
+        return tol
+    dtype = effective_dtype(dat)
+    if isinstance(tol, dict) and dtype in tol:
+        return tol[dtype]
+    if isinstance(default_tol, dict):
+        if dtype not in default_tol:
+            raise KeyError("get_tolerance: no default tolerance for dtype %s" % dtype)
+        return default_tol[dtype]
+    return default_tol
+
+
+def get_tols(x, y, rtol, atol):
+    """(rtol, atol) for comparing x and y: the given values, else the larger default of the
+    two sides' dtypes (numbers count as numpy scalars)."""
+    x = _np.array(x) if isinstance(x, (int, float, complex, _np.number)) else x
+    y = _np.array(y) if isinstance(y, (int, float, complex, _np.number)) else y
+    return (max(get_tolerance(x, rtol, default_rtols()), get_tolerance(y, rtol, default_rtols())),
+            max(get_tolerance(x, atol, default_atols()), get_tolerance(y, atol, default_atols())))
 
 
 def random_arrays(*shapes):
@@ -319,6 +345,17 @@ def almost_equal_ignore_nan(a, b, rtol=None, atol=None):
     return almost_equal(a, b, rtol, atol)
 
 
+def locationError(a, b, index, names, maxError=False):  # noqa: N802 - 1.x's name
+    """The text naming one mismatch: its index and both values."""
+    return "Location of %serror: %s, %s=%.8f, %s=%.8f" % (
+        "maximum " if maxError else "", str(index), names[0], a[index], names[1], b[index])
+
+
+def assert_allclose(a, b, rtol=1e-07, atol=0, equal_nan=True):
+    """assert_almost_equal with numpy.testing.assert_allclose's defaults."""
+    assert_almost_equal(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
+
+
 def assert_almost_equal_ignore_nan(a, b, rtol=None, atol=None, names=("a", "b")):
     """assert_almost_equal where positions that are NaN in either array are ignored."""
     a, b = _np.copy(_as_numpy(a)), _np.copy(_as_numpy(b))
@@ -329,11 +366,12 @@ def assert_almost_equal_ignore_nan(a, b, rtol=None, atol=None, names=("a", "b"))
 
 
 def assert_almost_equal_with_err(a, b, rtol=None, atol=None, etol=None, names=("a", "b"),
-                                 equal_nan=False):
+                                 equal_nan=False, mismatches=(10, 10)):
     """Passes when at most a fraction etol of the elements are outside the tolerances."""
     etol = get_etol(etol)
     if etol <= 0:
-        assert_almost_equal(a, b, rtol=rtol, atol=atol, names=names, equal_nan=equal_nan)
+        assert_almost_equal(a, b, rtol=rtol, atol=atol, names=names, equal_nan=equal_nan,
+                            mismatches=mismatches)
         return
     a, b = _as_numpy(a), _as_numpy(b)
     rtol, atol = _tols(a, b, rtol, atol)
@@ -397,14 +435,65 @@ def list_gpus():
     return list(range(num_gpus()))
 
 
+def is_aarch64_run():
+    """Whether this machine is an aarch64 one."""
+    import platform
+    return platform.machine() == "aarch64"
+
+
+def has_tvm_ops():
+    """Whether the library has TVM-generated operators (the TVM_OP build feature; on a GPU
+    context also compute capability 5.3 or newer)."""
+    if not Features().is_enabled("TVM_OP"):
+        return False
+    ctx = current_context()
+    if ctx.device_type == "gpu":
+        from .util import get_cuda_compute_capability
+        return get_cuda_compute_capability(ctx) >= 53
+    return True
+
+
+def is_op_runnable():
+    """Whether the current context can run every operator: always on CPU; on a GPU unless the
+    TVM operators are built and the GPU is older than compute capability 5.3."""
+    ctx = current_context()
+    if ctx.device_type != "gpu" or not Features().is_enabled("TVM_OP"):
+        return True
+    from .util import get_cuda_compute_capability
+    return get_cuda_compute_capability(ctx) >= 53
+
+
+@contextlib.contextmanager
+def discard_stderr():
+    """with discard_stderr(): ... discards what the block writes to stderr: file descriptor 2
+    (the library's C++ messages) and sys.stderr, also when the latter is not descriptor 2."""
+    import sys
+    sys.stderr.flush()
+    saved_fd = os.dup(2)
+    saved_stream = sys.stderr
+    with open(os.devnull, "w") as sink:
+        try:
+            os.dup2(sink.fileno(), 2)
+            sys.stderr = sink
+            yield
+        finally:
+            sys.stderr = saved_stream
+            os.dup2(saved_fd, 2)
+            os.close(saved_fd)
+
+
 def is_cd_run():
     """Whether this is a continuous-delivery run (CD_JOB=1)."""
     return os.environ.get("CD_JOB", "0") == "1"
 
 
 def effective_dtype(dat):
-    """The dtype whose precision the array's computations effectively have."""
-    return _np.dtype(_as_numpy(dat).dtype)
+    """The dtype whose precision the array's computations effectively have (its own dtype on
+    the kernels of this runtime, which do not trim float32 inputs to TF32)."""
+    if isinstance(dat, (type, _np.dtype, str)):
+        return _np.dtype(dat)
+    dtype = getattr(dat, "dtype", None)
+    return _np.dtype(dtype) if dtype is not None else _np.dtype(_as_numpy(dat).dtype)
 
 
 def rand_coord_2d(x_low, x_high, y_low, y_high):
@@ -567,18 +656,30 @@ def new_sym_matrix_with_real_eigvals_nd(shape):
     return _np.array(flat).reshape(shape)
 
 
-# The symbolic checks live in their own file, which reads the helpers above; they are looked
-# up on first use so that neither module imports the other while loading.
+# Helpers in their own files, which read the ones above, are looked up on first use, so that
+# neither module imports the other while loading (and mx.io/mx.symbol are loaded by then).
 _SYMBOLIC_CHECKS = ("simple_forward", "check_symbolic_forward", "check_symbolic_backward",
-                    "numeric_grad", "check_numeric_gradient", "check_speed", "check_consistency")
+                    "numeric_grad", "check_numeric_gradient", "check_speed", "check_consistency",
+                    "same_symbol_structure", "check_gluon_hybridize_consistency")
+_ARRAY_GENERATORS = ("rand_sparse_ndarray", "create_sparse_array", "create_sparse_array_zd",
+                     "shuffle_csr_column_indices", "create_2d_tensor", "create_vector",
+                     "get_identity_mat", "get_identity_mat_batch")
+_DATA_HELPERS = ("download", "download_model", "get_mnist_pkl", "get_mnist_ubyte", "get_cifar10",
+                 "get_mnist_iterator", "get_zip_data", "get_bz2_data", "get_im2rec_path", "DummyIter")
+_LAZY = dict([(n, "_symbolic_checks") for n in _SYMBOLIC_CHECKS] +
+             [(n, "_test_utils_arrays") for n in _ARRAY_GENERATORS] +
+             [(n, "_test_utils_data") for n in _DATA_HELPERS] + [("Symbol", "symbol")])
+__all__ += ["default_rtols", "default_atols", "default_numeric_eps", "get_tols", "locationError",
+            "assert_allclose", "is_aarch64_run", "has_tvm_ops", "is_op_runnable", "discard_stderr"]
+__all__ += sorted(set(_LAZY) - set(__all__))
 
 
 def __getattr__(name):
-    if name in _SYMBOLIC_CHECKS:
-        from . import _symbolic_checks
-        return getattr(_symbolic_checks, name)
+    if name in _LAZY:
+        import importlib
+        return getattr(importlib.import_module("." + _LAZY[name], __package__), name)
     raise AttributeError("module 'mxnet.test_utils' has no attribute '%s'" % name)
 
 
 def __dir__():
-    return sorted(list(globals()) + list(_SYMBOLIC_CHECKS))
+    return sorted(list(globals()) + list(_LAZY))

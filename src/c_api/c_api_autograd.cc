@@ -2,9 +2,12 @@
  * \file c_api_autograd.cc
  * \brief MXAutograd* and MXCustomFunctionRecord.
  */
+#include <utility>
 #include <vector>
 
 #include "c_api/api_guard.h"
+#include "graph/symbol.h"
+#include "imperative/autograd_symbol.h"
 #include "mxnet/c_api.h"
 #include "mxnet/imperative.h"
 
@@ -85,6 +88,15 @@ int MXAutogradBackward(mx_uint num_output, NDArrayHandle* output_handles, NDArra
 
 int MXAutogradComputeGradient(mx_uint num_output, NDArrayHandle* output_handles) {
   return MXAutogradBackward(num_output, output_handles, nullptr, 0);
+}
+
+int MXAutogradGetSymbol(NDArrayHandle handle, SymbolHandle* out) {
+  API_BEGIN();
+  MX_CHECK_KIND(handle != nullptr && out != nullptr, "ValueError") << "MXAutogradGetSymbol: handle or out is NULL";
+  mxnet::graph::Symbol sym;
+  sym.outputs.push_back(imp::RecordedGraph(*static_cast<NDArray*>(handle)));
+  *out = new mxnet::graph::Symbol(std::move(sym));
+  API_END();
 }
 
 int MXCustomFunctionRecord(int num_inputs, NDArrayHandle* inputs, int num_outputs, NDArrayHandle* outputs,

@@ -85,8 +85,10 @@ GradientResult BuildGradient(const std::vector<NodeEntry>& ys, const std::vector
 
   // Mirrors: copies of forward nodes whose outputs the backward reads instead of the
   // originals, recomputed when first needed there. Inputs a mirror would write (BatchNorm's
-  // moving statistics) become copies, so recomputing changes no state.
+  // moving statistics) become copies, so recomputing changes no state; a gradient node that
+  // reads such an input (a backward that updates those statistics) gets the original back.
   std::unordered_map<const Node*, NodePtr> mirror;
+  std::unordered_map<const Node*, NodeEntry> mirror_input_copy;
   for (const NodePtr& n : nodes) {
     if (!ShouldMirror(*n, opt)) continue;
     NodePtr m = Node::Create();
@@ -96,8 +98,11 @@ GradientResult BuildGradient(const std::vector<NodeEntry>& ys, const std::vector
     for (uint32_t i = 0; i < m->inputs.size(); ++i) {
       auto it = mirror.find(m->inputs[i].node.get());
       if (it != mirror.end()) m->inputs[i].node = it->second;
-      if (IsMutatedInput(*n, i))
-        m->inputs[i] = op::MakeNode("_copy", m->attrs.name + "_in" + std::to_string(i), {m->inputs[i]});
+      if (IsMutatedInput(*n, i)) {
+        const NodeEntry original = m->inputs[i];
+        m->inputs[i] = op::MakeNode("_copy", m->attrs.name + "_in" + std::to_string(i), {original});
+        mirror_input_copy[m->inputs[i].node.get()] = original;
+      }
     }
     mirror[n.get()] = m;
     ++res.num_mirrored;
@@ -165,6 +170,8 @@ GradientResult BuildGradient(const std::vector<NodeEntry>& ys, const std::vector
       stack.pop_back();
       for (auto& in : x->inputs) {
         if (stand_in && in.node == gnode) in.node = n;
+        auto copy = mirror_input_copy.find(in.node.get());
+        if (copy != mirror_input_copy.end()) in = copy->second;
         if (existing.insert(in.node.get()).second) stack.push_back(in.node.get());
       }
     }

@@ -92,8 +92,23 @@ Symbol Symbol::CreateAtomic(const op::Op* op, const std::vector<std::pair<std::s
   NodePtr n = Node::Create();
   n->attrs.op = op;
   for (const auto& kv : params) n->attrs.dict[HiddenKey(kv.first)] = kv.second;
-  // A variadic op learns its input count at composition; parse then.
-  if (op->key_var_num_args.empty() || n->attrs.dict.count(op->key_var_num_args)) ReparseAttrs(n.get());
+  // A variadic op learns its input count at composition; parse then, but reject a keyword it
+  // does not know now, as the parse would (and as MXNet 1.x does at creation).
+  if (op->key_var_num_args.empty() || n->attrs.dict.count(op->key_var_num_args)) {
+    ReparseAttrs(n.get());
+  } else if (op->attr_parser) {
+    for (const auto& kv : n->attrs.dict) {
+      if (kv.first.size() > 4 && kv.first.compare(0, 2, "__") == 0) continue;
+      bool known = false;
+      for (const auto& a : op->arguments) known = known || a.name == kv.first;
+      if (known) continue;
+      std::string names;
+      for (const auto& a : op->arguments)
+        if (a.type_info.find("NDArray-or-Symbol") == std::string::npos) names += (names.empty() ? "" : ", ") + a.name;
+      MX_THROW("ValueError") << op->name << ": Cannot find argument '" << kv.first << "', Possible Arguments: "
+                             << names;
+    }
+  }
   Symbol s;
   const uint32_t nout = op->key_var_num_args.empty() || n->attrs.dict.count(op->key_var_num_args)
                             ? op->NumVisibleOutputs(n->attrs)

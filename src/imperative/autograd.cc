@@ -6,6 +6,7 @@
  *        and, under create_graph, are themselves recorded.
  */
 #include <algorithm>
+#include <atomic>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -16,6 +17,13 @@ namespace mxnet {
 namespace imperative {
 
 AGInfo* Info(const op::NodePtr& n) { return static_cast<AGInfo*>(n->info.get()); }
+
+namespace {
+std::atomic<uint64_t> leaf_count{0}, op_count{0};
+}  // namespace
+
+uint64_t NextLeafSeq() { return leaf_count.fetch_add(1, std::memory_order_relaxed); }
+uint64_t NextOpSeq() { return op_count.fetch_add(1, std::memory_order_relaxed); }
 
 void MarkVariables(const std::vector<NDArray*>& vars, const std::vector<uint32_t>& reqs,
                    const std::vector<NDArray*>& grads) {
@@ -36,6 +44,7 @@ void MarkVariables(const std::vector<NDArray*>& vars, const std::vector<uint32_t
     info->grad = grads[i]->Detach();
     info->grad_req = reqs[i] == op::kWriteInplace ? op::kWriteTo : static_cast<op::OpReqType>(reqs[i]);
     info->marked = true;
+    info->seq = NextLeafSeq();
     n->info = info;
     vars[i]->entry() = op::NodeEntry{n, 0, vars[i]->version()};
   }
@@ -77,8 +86,12 @@ void RecordOp(const op::NodeAttrs& attrs, const std::vector<NDArray*>& inputs, c
   if (!any) return;  // nothing upstream needs a gradient: outputs are constants
   op::NodePtr n = op::Node::Create();
   n->attrs = attrs;
-  for (auto* in : inputs) n->inputs.push_back(EntryOf(*in));
+  for (auto* in : inputs) {
+    n->inputs.push_back(EntryOf(*in));
+    if (!in->entry().node) Info(n->inputs.back().node)->seq = NextLeafSeq();
+  }
   auto info = std::make_shared<AGInfo>();
+  info->seq = NextOpSeq();
   for (auto* out : outputs) info->outputs.push_back(out->Detach());
   n->info = info;
   for (uint32_t i = 0; i < outputs.size(); ++i) outputs[i]->entry() = op::NodeEntry{n, i, outputs[i]->version()};

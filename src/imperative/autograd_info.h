@@ -23,6 +23,14 @@ struct AGInfo {
   NDArray grad;
   op::OpReqType grad_req{op::kNullOp};
   bool fresh_grad{false};
+  /*!
+   * \brief Creation number, counted separately for leaves (marked variables and the value nodes
+   *        of untracked inputs) and for recorded ops, as MXNet 1.x names them in
+   *        autograd.get_symbol: var<N> / null<N> and node_<N>. kNoSeq: a value node made outside
+   *        RecordOp (a head gradient), numbered when get_symbol first meets it.
+   */
+  static constexpr uint64_t kNoSeq = ~uint64_t{0};
+  uint64_t seq{kNoSeq};
   /*! \brief Runs when the node goes (releases a user function's callbacks). */
   std::function<void()> on_delete;
   ~AGInfo() {
@@ -33,6 +41,9 @@ struct AGInfo {
 AGInfo* Info(const op::NodePtr& n);
 /*! \brief The graph entry of arr, wrapping arrays outside the graph in a value node. */
 op::NodeEntry EntryOf(const NDArray& arr);
+/*! \brief Next creation number of a leaf (shared by marked variables and value nodes) or of a recorded op. */
+uint64_t NextLeafSeq();
+uint64_t NextOpSeq();
 
 /*! \brief Parsed attrs of _CustomFunction / _backward_CustomFunction nodes. */
 struct CustomFunctionParam {

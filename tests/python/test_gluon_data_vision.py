@@ -17,10 +17,7 @@ from mxnet.gluon import nn
 from mxnet.gluon.data import DataLoader
 from mxnet.gluon.data.vision import ImageFolderDataset, ImageRecordDataset, transforms
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-PEER_PYTHON = os.path.join(REPO, "benchmark", ".peers", "mxnet191", "bin", "python")
-needs_peer = pytest.mark.skipif(not os.access(PEER_PYTHON, os.X_OK),
-                                reason="MXNet 1.9.1 peer not installed (bash benchmark/python/setup_peers.sh)")
+from peer_oracle import PEER_PYTHON, needs_peer, peer_env
 
 EIGVAL = np.array([55.46, 4.794, 1.148])
 EIGVEC = np.array([[-0.5675, 0.7192, 0.4009], [-0.5808, -0.0045, -0.8140], [-0.5836, -0.6948, 0.4203]])
@@ -153,7 +150,7 @@ def test_colour_operators_equal_mxnet191(tmp_path):
         np.save('light.npy', mx.nd.image.adjust_lighting(x, alpha=(0.3, -1.0, 2.0)).asnumpy())
         np.save('light_u.npy', mx.nd.image.adjust_lighting(u, alpha=(0.3, -1.0, 2.0)).asnumpy())
     """
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("MXNET_", "PYTHONPATH"))}
+    env = peer_env()
     proc = subprocess.run([PEER_PYTHON, "-c", textwrap.dedent(code)], cwd=str(tmp_path), env=env,
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr

@@ -121,7 +121,9 @@ def test_batchnorm_training_and_inference():
     bn = nn.BatchNorm()
     bn.initialize()
     with autograd.record():
-        out = bn(nd.array(x)).asnumpy()
+        y = bn(nd.array(x))
+    y.backward()  # as in MXNet 1.x, the running statistics move in the backward pass
+    out = y.asnumpy()
     mean = x.mean(axis=(0, 2, 3))
     var = x.var(axis=(0, 2, 3))
     ref = (x - mean.reshape(1, 3, 1, 1)) / np.sqrt(var.reshape(1, 3, 1, 1) + 1e-5)
@@ -140,7 +142,9 @@ def test_batchnorm_relu_training_and_inference():
     bn.initialize()
     bn.beta.set_data(nd.array([0.5, -0.5, 0.0]))
     with autograd.record():
-        out = bn(nd.array(x)).asnumpy()
+        y = bn(nd.array(x))
+    y.backward()  # the running statistics move in the backward pass
+    out = y.asnumpy()
     mean, var = x.mean(axis=(0, 2, 3)), x.var(axis=(0, 2, 3))
     beta = np.array([0.5, -0.5, 0.0]).reshape(1, 3, 1, 1)
     ref = (x - mean.reshape(1, 3, 1, 1)) / np.sqrt(var.reshape(1, 3, 1, 1) + 1e-5) + beta

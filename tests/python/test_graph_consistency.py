@@ -129,6 +129,20 @@ CASES = [
     Case("Concat", [F(2, 3), F(2, 2)], dim=1),
     Case("stack", [F(*X), F(*X)], axis=1),
     Case("SliceChannel", [F(3, 4)], num_outputs=2, axis=1),
+    Case("_split_v2", [F(3, 5)], indices=(0, 2, 2), axis=1),
+    Case("_split_v2", [F(4, 3)], name="sections_squeeze", indices=(), sections=4, axis=0, squeeze_axis=True),
+    Case("shape_array", [F(3, 4)]),
+    Case("size_array", [F(3, 4)]),
+    # densities: one distribution per parameter element, samples along the trailing axis
+    Case("_random_pdf_uniform", [F(2, 3), F(2, lo=-3.0, hi=-2.0), F(2, lo=2.0, hi=3.0)]),
+    Case("_random_pdf_normal", [F(2, 3), F(2), F(2, lo=0.5, hi=1.5)], is_log=True),
+    Case("_random_pdf_gamma", [F(2, 3, lo=0.3, hi=2.0), F(2, lo=1.5, hi=3.0), F(2, lo=0.5, hi=2.0)]),
+    Case("_random_pdf_exponential", [F(2, 3, lo=0.3, hi=2.0), F(2, lo=0.5, hi=2.0)]),
+    Case("_random_pdf_poisson", [F(2, 3, lo=0.0, hi=5.0), F(2, lo=0.5, hi=4.0)]),
+    Case("_random_pdf_negative_binomial", [F(2, 3, lo=0.0, hi=5.0), F(2, lo=1.0, hi=4.0), F(2, lo=0.2, hi=0.8)]),
+    Case("_random_pdf_generalized_negative_binomial",
+         [F(2, 3, lo=0.0, hi=5.0), F(2, lo=1.0, hi=4.0), F(2, lo=0.2, hi=0.8)], is_log=True),
+    Case("_random_pdf_dirichlet", [F(2, 3, 4, lo=0.1, hi=0.4), F(2, 4, lo=0.8, hi=3.0)]),
     Case("where", [I(*X, hi=2), F(*X), F(*X)]),
     # reductions
     Case("sum", [F(3, 4, 5)], axis=1),
@@ -218,6 +232,9 @@ CASES = [
     *[Case(op, [F(3, 4), F(3, 4)], infer=(0,), grad_scale=2.0)
       for op in ["LinearRegressionOutput", "MAERegressionOutput", "LogisticRegressionOutput"]],
     Case("MakeLoss", [F(3, 4)], grad_scale=0.5, normalization="batch"),
+    Case("CTCLoss", [F(5, 2, 4), C([[1, 2, 0], [3, 3, 1]])]),
+    Case("CTCLoss", [F(5, 2, 4), C([[0, 1, -1], [2, 2, 0]]), C([5, 4]), C([2, 3])], name="lengths_last",
+         use_data_lengths=True, use_label_lengths=True, blank_label="last"),
     Case("Dropout", [F(4, 5)], train=True, random=True, p=0.5),
     # other dtypes (same kernels both ways, so the float32 tolerances hold)
     Case("Convolution", [F(2, 3, 5, 5, dtype="float16"), F(4, 3, 3, 3, dtype="float16"), F(4, dtype="float16")],

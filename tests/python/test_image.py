@@ -17,14 +17,11 @@ import mxnet as mx
 from mxnet import nd
 from mxnet.base import _LIB
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-PEER_PYTHON = os.path.join(REPO, "benchmark", ".peers", "mxnet191", "bin", "python")
-needs_peer = pytest.mark.skipif(not os.access(PEER_PYTHON, os.X_OK),
-                                reason="MXNet 1.9.1 peer not installed (bash benchmark/python/setup_peers.sh)")
+from peer_oracle import PEER_PYTHON, needs_peer, peer_env
 
 
 def _run_peer(code, cwd):
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("MXNET_", "PYTHONPATH", "LD_PRELOAD"))}
+    env = peer_env()
     proc = subprocess.run([PEER_PYTHON, "-c", textwrap.dedent(code)], cwd=str(cwd), env=env,
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr

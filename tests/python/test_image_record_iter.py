@@ -8,7 +8,6 @@ and skip when it is not installed.
 import gc
 import os
 import struct
-import subprocess
 import textwrap
 import zlib
 
@@ -16,9 +15,8 @@ import numpy as np
 import pytest
 
 import mxnet as mx
+from peer_oracle import run_peer
 
-REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-PEER_PYTHON = os.path.join(REPO, "benchmark", ".peers", "mxnet191", "bin", "python")
 MAGIC = 0xCED7230A
 H, W = 24, 32
 N = 10
@@ -446,14 +444,7 @@ def test_threads_default_follows_the_rule(run_python, data):
     assert int(explicit) == 3 and int(cpu) == 2
 
 
-# ---- the MXNet 1.9.1 peer -----------------------------------------------------------------------
-
-def run_peer(code):
-    if not os.path.exists(PEER_PYTHON):
-        pytest.skip("the MXNet 1.9.1 peer is not installed (%s)" % PEER_PYTHON)
-    r = subprocess.run([PEER_PYTHON, "-c", code], capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0, r.stderr[-2000:]
-
+# ---- the MXNet 1.9.1 peer (peer_oracle.run_peer skips when it is not installed) -----------------
 
 @pytest.mark.parametrize("kw,tol", [
     (dict(), 0.0),

@@ -1,7 +1,6 @@
 """The C iterators of mx.io (MNISTIter, CSVIter) through MXDataIter, the Python wrappers
 PrefetchingIter and ResizeIter, and agreement with MXNet 1.9.1 on the same files when the peer
 is installed (benchmark/.peers/mxnet191)."""
-import os
 import struct
 import subprocess
 import textwrap
@@ -10,10 +9,7 @@ import numpy as np
 import pytest
 
 import mxnet as mx
-from conftest import REPO
-
-PEER_PYTHON = os.path.join(REPO, "benchmark", ".peers", "mxnet191", "bin", "python")
-needs_peer = pytest.mark.skipif(not os.path.isfile(PEER_PYTHON), reason="MXNet 1.9.1 peer not installed")
+from peer_oracle import PEER_PYTHON, needs_peer, peer_env
 
 
 def _write_idx(prefix, images, labels):
@@ -333,8 +329,7 @@ np.savez(out, **arrays)
 
 def _peer_batches(tmp_path, kind, args):
     out = str(tmp_path / ("peer_%s.npz" % kind))
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("MXNET_", "PYTHON", "OMP_"))}
+    env = peer_env(drop=("PYTHON", "OMP_"))
     res = subprocess.run([PEER_PYTHON, "-c", _PEER_SCRIPT, kind, out, repr(args)], env=env,
                          capture_output=True, text=True, timeout=600)
     assert res.returncode == 0, res.stderr[-3000:]

@@ -11,9 +11,7 @@ import mxnet as mx
 from mxnet.base import MXNetError
 from mxnet.ndarray.sparse import CSRNDArray
 
-REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-PEER_PYTHON = os.path.join(REPO, "benchmark", ".peers", "mxnet191", "bin", "python")
-needs_peer = pytest.mark.skipif(not os.path.isfile(PEER_PYTHON), reason="MXNet 1.9.1 peer not installed")
+from peer_oracle import PEER_PYTHON, needs_peer, peer_env
 
 # 1.x's documented example.
 DATA = "1.0 0:0.5 2:1.2\n-2.0\n-3.0 0:0.6 1:2.4 2:1.2\n4 2:-1.2\n"
@@ -317,7 +315,7 @@ np.savez(out, **arrays)
 
 def peer_batches(tmp_path, args):
     out = str(tmp_path / "peer.npz")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("MXNET_", "PYTHON", "OMP_"))}
+    env = peer_env(drop=("PYTHON", "OMP_"))
     res = subprocess.run([PEER_PYTHON, "-c", _PEER_SCRIPT, out, repr(args)], env=env, capture_output=True,
                          text=True, timeout=600)
     assert res.returncode == 0, res.stderr[-3000:]

@@ -12,14 +12,13 @@ import pytest
 import mxnet as mx
 from mxnet import nd
 from mxnet.base import MXNetError
+from peer_oracle import PEER_PYTHON as PEER, REPO, peer_env
 
 SHAPE = (4, 4)
 KEYS = [5, 7, 11]
 STR_KEYS = ["b", "c", "d"]
 NDEV = 4
 CTXS = [mx.cpu(i) for i in range(NDEV)]
-REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-PEER = os.path.join(REPO, "benchmark", ".peers", "mxnet191", "bin", "python")
 
 
 def _store(kv_type="local", key=3, keys=KEYS):
@@ -553,8 +552,7 @@ print("RESULT" + json.dumps(res))
 def test_agrees_with_mxnet_1_9_1(run_python):
     ours = run_python(ORACLE)
     assert ours.returncode == 0, ours.stderr
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("MXNET_", "DMLC_")) and k != "PYTHONPATH"}
+    env = peer_env(drop=("DMLC_",))
     peer = subprocess.run([PEER, "-c", ORACLE], env=env, capture_output=True, text=True, timeout=300,
                           cwd=REPO)
     assert peer.returncode == 0, peer.stderr

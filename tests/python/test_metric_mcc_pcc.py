@@ -1,15 +1,12 @@
 """MCC (binary Matthews correlation, macro/micro) and PCC (its multi-class form from a
 confusion matrix, local and global), checked against the formulas computed here with numpy
 and, where the MXNet 1.9.1 peer is installed, against 1.x's own results."""
-import os
-import subprocess
 
 import numpy as np
 import pytest
 
 import mxnet as mx
-
-PEER = os.path.join(os.path.dirname(__file__), "..", "..", "benchmark", ".peers", "mxnet191", "bin", "python")
+from peer_oracle import needs_peer, run_peer
 
 
 def _binary_mcc(label, pred_label):
@@ -87,9 +84,9 @@ print(" ".join(repr(float(v)) for v in out))
 """
 
 
-@pytest.mark.skipif(not os.path.exists(PEER), reason="needs the MXNet 1.9.1 peer (benchmark/python/setup_peers.sh)")
+@needs_peer
 def test_mcc_and_pcc_match_mxnet_1x():
-    theirs = subprocess.run([PEER, "-c", SNIPPET], stdout=subprocess.PIPE, timeout=120, check=True)
+    theirs = run_peer(SNIPPET, timeout=120)
     ns = {}
     import io
     import contextlib
@@ -97,5 +94,5 @@ def test_mcc_and_pcc_match_mxnet_1x():
     with contextlib.redirect_stdout(buf):
         exec(SNIPPET, ns)  # noqa: S102 - the same snippet in this runtime
     ours = [float(v) for v in buf.getvalue().split()]
-    expected = [float(v) for v in theirs.stdout.decode().split()]
+    expected = [float(v) for v in theirs.stdout.split()]
     np.testing.assert_allclose(ours, expected, rtol=1e-9, atol=1e-12)

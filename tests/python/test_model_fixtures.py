@@ -16,10 +16,10 @@ import pytest
 
 import mxnet as mx
 from conftest import REPO
+from peer_oracle import PEER_PYTHON, needs_peer, peer_env
 
 # The shared fixtures live beside the checkout (<checkout>/../shared).
 FIXTURES = os.path.abspath(os.path.join(REPO, "..", "shared", "fixtures", "mxnet", "models"))
-PEER_PYTHON = os.path.join(REPO, "benchmark", ".peers", "mxnet191", "bin", "python")
 TOL = 1e-4
 
 
@@ -78,16 +78,9 @@ def test_fixture_through_simple_bind(prefix, epoch):
     _close(exe.outputs[0].asnumpy(), expected)
 
 
-# ---- the real MXNet 1.9.1 -----------------------------------------------------------------------
-needs_peer = pytest.mark.skipif(not os.access(PEER_PYTHON, os.X_OK),
-                                reason="MXNet 1.9.1 peer not installed "
-                                       "(bash benchmark/python/setup_peers.sh)")
-
-
+# ---- the real MXNet 1.9.1 (needs_peer, peer_env: peer_oracle) -----------------------------------
 def _run_peer(code, cwd):
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("MXNET_", "PYTHONPATH", "LD_PRELOAD"))}
-    proc = subprocess.run([PEER_PYTHON, "-c", textwrap.dedent(code)], cwd=cwd, env=env,
+    proc = subprocess.run([PEER_PYTHON, "-c", textwrap.dedent(code)], cwd=cwd, env=peer_env(),
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return proc.stdout

@@ -65,13 +65,16 @@ def test_lenet_style_block_trains_through_autograd():
     assert np.abs(w1.grad.asnumpy()).sum() > 0 and np.abs(w2.grad.asnumpy()).sum() > 0
 
 
-def test_batchnorm_updates_moving_stats_in_training_forward():
+def test_batchnorm_updates_moving_stats_in_training_backward():
     rng = np.random.RandomState(2)
     x = rng.randn(8, 3, 4, 4) * 2 + 1
     mm, mv = mx.nd.zeros((3,)), mx.nd.ones((3,))
     args = [mx.nd.array(x), mx.nd.ones((3,)), mx.nd.zeros((3,)), mm, mv]
+    args[0].attach_grad()
     with mx.autograd.record(train_mode=True):
         y = mx.nd.BatchNorm(*args, fix_gamma=False, momentum=0.9, eps=1e-5)
+    np.testing.assert_array_equal(mm.asnumpy(), np.zeros(3))  # as in MXNet 1.x: the backward updates
+    y.backward()
     mean, var = x.mean(axis=(0, 2, 3)), x.var(axis=(0, 2, 3))
     np.testing.assert_allclose(mm.asnumpy(), 0.1 * mean, rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(mv.asnumpy(), 0.9 + 0.1 * var, rtol=1e-4, atol=1e-5)

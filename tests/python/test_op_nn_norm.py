@@ -1,5 +1,5 @@
 """BatchNorm, BatchNormWithReLU, LayerNorm, InstanceNorm, GroupNorm, L2Normalization and LRN
-beyond the table: moving statistics updated by the training forward, BatchNormWithReLU after
+beyond the table: moving statistics updated by the training backward (as in MXNet 1.x), BatchNormWithReLU after
 convolutions (and its oneDNN primitives), bad inputs. Their table rows (forward vs numpy,
 gradients vs finite differences) live in op_rows/nn.py and run in test_op_harness.py."""
 import numpy as np
@@ -12,7 +12,7 @@ R = np.random.RandomState(13)
 
 @pytest.mark.parametrize("momentum,axis,dtype", [(0.9, 1, "float32"), (0.5, 1, "float32"), (0.9, -1, "float32"),
                                                  (0.9, 1, "float64"), (0.3, 2, "float64")])
-def test_batchnorm_training_forward_updates_moving_stats(momentum, axis, dtype):
+def test_batchnorm_training_backward_updates_moving_stats(momentum, axis, dtype):
     x = R.randn(4, 3, 2, 5) * 2 + 1
     ax = axis % 4
     c = x.shape[ax]
@@ -20,7 +20,13 @@ def test_batchnorm_training_forward_updates_moving_stats(momentum, axis, dtype):
     mm, mv = mx.nd.array(mm0, dtype=dtype), mx.nd.array(mv0, dtype=dtype)
     args = [mx.nd.array(x, dtype=dtype), mx.nd.ones(c, dtype=dtype), mx.nd.zeros(c, dtype=dtype), mm, mv]
     with mx.autograd.record(train_mode=True):
-        mx.nd.BatchNorm(*args, momentum=momentum, axis=axis, fix_gamma=False).wait_to_read()
+        y = mx.nd.BatchNorm(*args, momentum=momentum, axis=axis, fix_gamma=False)
+    y.wait_to_read()
+    np.testing.assert_array_equal(mm.asnumpy(), mm0.astype(dtype))  # the forward alone changes nothing
+    args[0].attach_grad()
+    with mx.autograd.record(train_mode=True):
+        y = mx.nd.BatchNorm(*args, momentum=momentum, axis=axis, fix_gamma=False)
+    y.backward()
     red = tuple(i for i in range(4) if i != ax)
     np.testing.assert_allclose(mm.asnumpy(), momentum * mm0 + (1 - momentum) * x.mean(axis=red), rtol=1e-4,
                                atol=1e-5)
@@ -28,7 +34,8 @@ def test_batchnorm_training_forward_updates_moving_stats(momentum, axis, dtype):
                                atol=1e-5)
     before = mm.asnumpy().copy()
     with mx.autograd.record(train_mode=True):  # use_global_stats: statistics stay
-        mx.nd.BatchNorm(*args, momentum=momentum, axis=axis, use_global_stats=True).wait_to_read()
+        y = mx.nd.BatchNorm(*args, momentum=momentum, axis=axis, use_global_stats=True)
+    y.backward()
     mx.nd.BatchNorm(*args, momentum=momentum, axis=axis).wait_to_read()  # inference: statistics stay
     np.testing.assert_array_equal(mm.asnumpy(), before)
 

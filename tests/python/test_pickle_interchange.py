@@ -2,22 +2,19 @@
 NDArrays pickle as 1.x's do (the class with the state {'handle': raw bytes}) and Updater states
 are dicts of NDArrays. The peer tests run MXNet 1.9.1 and skip without it; files written by this
 runtime's earlier formats still load."""
-import os
 import pickle
 import subprocess
 
 import numpy as np
-import pytest
 
 import mxnet as mx
 from mxnet import nd
-
-PEER = os.path.join(os.path.dirname(__file__), "..", "..", "benchmark", ".peers", "mxnet191", "bin", "python")
-needs_peer = pytest.mark.skipif(not os.path.exists(PEER), reason="needs the MXNet 1.9.1 peer")
+from peer_oracle import PEER_PYTHON as PEER, needs_peer, peer_env
 
 
 def _peer(code):
-    proc = subprocess.run([PEER, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+    proc = subprocess.run([PEER, "-c", code], env=peer_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          timeout=120)
     assert proc.returncode == 0, proc.stderr.decode()[-2000:]
     return proc.stdout.decode()
 

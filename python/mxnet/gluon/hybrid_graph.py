@@ -48,8 +48,8 @@ def regroup(args, fmt):
         if isinstance(fmt, int):
             if fmt == 0:
                 return args[0], args[1:]
-            if fmt == -1:
-                return None, args
+            if fmt == -1:  # flatten's None placeholder takes one slot
+                return None, args[1:]
             return args[:fmt], args[fmt:]
         ret = []
         for i in fmt:

@@ -32,5 +32,8 @@ for _name in _registry.FLUENT_METHODS:
         setattr(NDArray, _name, _method(_name))
 
 from . import random  # noqa: E402
+from . import _op_helpers  # noqa: E402
+from ._op_helpers import split_v2, onehot_encode  # noqa: E402,F401
+_op_helpers.install(NDArray)
 from .cached_op import CachedOp  # noqa: E402
 del _sys, _name

@@ -7,10 +7,11 @@ __all__ = ["RMSProp", "AdaGrad", "AdaDelta", "Ftrl"]
 
 @register
 class RMSProp(Optimizer):
-    """RMSProp on rmsprop_update (Tieleman & Hinton), or the centered variant (Graves).
+    """RMSProp on rmsprop_update (Tieleman & Hinton), or the centered variant (Graves) on
+    rmspropalex_update.
 
-    Plain: g = clip(rescale*grad) + wd*w; n = (1-gamma1)*g^2 + gamma1*n;
-    w = w - lr * g / sqrt(n + epsilon)  (the operator's exact formula governs).
+    Plain: g = clip(rescale*grad + wd*w); n = (1-gamma1)*g^2 + gamma1*n;
+    w = w - lr * g / sqrt(n + epsilon).
     Centered: also ga = (1-gamma1)*g + gamma1*ga; delta = gamma2*delta - lr*g/sqrt(n - ga^2 + eps);
     w = w + delta.  clip_weights, when set, clamps the new weight.
     """
@@ -32,22 +33,17 @@ class RMSProp(Optimizer):
     def update(self, index, weight, grad, state):
         self._update_count(index)
         lr, wd = self._get_lr(index), self._get_wd(index)
+        kwargs = self._clip_kwargs()
+        if self.clip_weights:
+            kwargs["clip_weights"] = self.clip_weights
         if not self.centered:
-            kwargs = self._clip_kwargs()
-            if self.clip_weights:
-                kwargs["clip_weights"] = self.clip_weights
             nd.rmsprop_update(weight, grad, state[0], out=weight, lr=lr, wd=wd,
                               gamma1=self.gamma1, epsilon=self.epsilon, **kwargs)
             return
         n, ga, delta = state
-        g = self._prepared_grad(grad) + weight * wd
-        n[:] = nd.square(g) * (1.0 - self.gamma1) + n * self.gamma1
-        ga[:] = g * (1.0 - self.gamma1) + ga * self.gamma1
-        delta[:] = delta * self.gamma2 - g / nd.sqrt(n - nd.square(ga) + self.epsilon) * lr
-        new_weight = weight + delta
-        if self.clip_weights:
-            new_weight = nd.clip(new_weight, -self.clip_weights, self.clip_weights)
-        weight[:] = new_weight
+        nd.rmspropalex_update(weight, grad, n, ga, delta, out=weight, lr=lr, wd=wd,
+                              gamma1=self.gamma1, gamma2=self.gamma2, epsilon=self.epsilon,
+                              **kwargs)
 
 
 @register
@@ -98,7 +94,7 @@ class AdaDelta(Optimizer):
 
 @register
 class Ftrl(Optimizer):
-    """FTRL-proximal (McMahan et al.) with L1 strength lamda1 and L2 via wd.
+    """FTRL-proximal (McMahan et al.) with L1 strength lamda1 and L2 via wd, on ftrl_update.
 
     g = clip(rescale*grad); z += g - (sqrt(n + g^2) - sqrt(n)) * w / lr; n += g^2;
     w = (sign(z)*lamda1 - z) / ((beta + sqrt(n)) / lr + wd) where |z| > lamda1, else 0.
@@ -116,9 +112,5 @@ class Ftrl(Optimizer):
         self._update_count(index)
         lr, wd = self._get_lr(index), self._get_wd(index)
         z, n = state
-        g = self._prepared_grad(grad)
-        g2 = nd.square(g)
-        z[:] = z + g - (nd.sqrt(n + g2) - nd.sqrt(n)) * weight / lr
-        n[:] = n + g2
-        active = nd.abs(z) > self.lamda1
-        weight[:] = (nd.sign(z) * self.lamda1 - z) / ((nd.sqrt(n) + self.beta) / lr + wd) * active
+        nd.ftrl_update(weight, grad, z, n, out=weight, lr=lr, wd=wd, lamda1=self.lamda1,
+                       beta=self.beta, **self._clip_kwargs())

@@ -4,6 +4,10 @@ An optimizer turns (weight, gradient, state) into an updated weight in place. Th
 owns what every rule shares: the learning rate (fixed, or from an lr_scheduler driven by the
 update count), weight decay, per-parameter lr_mult/wd_mult, gradient rescaling and clipping,
 and multi-precision (a float32 master copy for float16 weights).
+
+Optimizer objects pickle with the attribute dicts MXNet 1.x uses, and the built-in rules are
+also reachable here (mxnet.optimizer.optimizer.SGD, ...), where 1.x's pickles name them: the
+package's __init__ binds them in, so files written by either runtime load in the other.
 """
 import pickle
 import warnings
@@ -17,6 +21,8 @@ _REGISTRY = {}
 
 def register(klass):
     """Class decorator: makes `klass` creatable by its lower-case name."""
+    if not isinstance(klass, type):
+        raise TypeError("register takes an Optimizer class, got %r" % (klass,))
     name = klass.__name__.lower()
     if name in _REGISTRY and _REGISTRY[name] is not klass:
         warnings.warn("Optimizer %s is being overridden by %s.%s"
@@ -66,8 +72,10 @@ class Optimizer(object):
         self.multi_precision = multi_precision
         self.aggregate_num = 0
         self.idx2name = dict(param_idx2name or {})
-        self.sym = sym
+        # (attribute dict, argument names) of `sym`: all that lr/wd multipliers need from it
+        self.sym_info = (sym.attr_dict(), sym.list_arguments()) if sym is not None else ()
         self.param_dict = param_dict if param_dict else {}
+        self.allow_np_array = False
         self.lr_mult = {}
         self.wd_mult = {}
         self.set_lr_mult({})
@@ -134,22 +142,20 @@ class Optimizer(object):
         self.wd_mult.update(self._sym_mults("__wd_mult__"))
         self.wd_mult.update(args_wd_mult)
 
+    def set_lr_scale(self, args_lrscale):  # pylint: disable=unused-argument
+        """Removed in MXNet 1.x already; raises DeprecationWarning as 1.x does."""
+        raise DeprecationWarning("set_lr_scale is deprecated: use set_lr_mult")
+
     def _sym_mults(self, key):
-        """{name: float} of the `key` attribute (__lr_mult__/__wd_mult__) on sym's nodes."""
-        if self.sym is None:
+        """{name: float} of the `key` attribute (__lr_mult__/__wd_mult__) of sym's arguments."""
+        if not self.sym_info:
             return {}
-        try:
-            attrs = self.sym.attr_dict()
-        except Exception:  # pylint: disable=broad-except
-            return {}
-        out = {}
-        for name, node_attrs in attrs.items():
-            if key in node_attrs:
-                out[name] = float(node_attrs[key])
-        return out
+        attrs, arg_names = self.sym_info
+        return {name: float(attrs[name][key]) for name in arg_names
+                if name in attrs and key in attrs[name]}
 
     def _set_current_context(self, device_id):
-        """Update counts are kept per device so copies on several devices advance together."""
+        """Update counts are kept per device id (as 1.x keys them, so pickled counts resume)."""
         if device_id not in self._all_index_update_counts:
             self._all_index_update_counts[device_id] = {}
         self._index_update_count = self._all_index_update_counts[device_id]
@@ -186,44 +192,60 @@ class Optimizer(object):
     def _clip_kwargs(self):
         """rescale_grad and clip_gradient as the fused update operators take them."""
         kwargs = {"rescale_grad": self.rescale_grad}
-        if self.clip_gradient is not None and self.clip_gradient >= 0:
+        if self.clip_gradient:  # as in 1.x, 0 means no clipping for the fused operators
             kwargs["clip_gradient"] = self.clip_gradient
         return kwargs
 
-    def _prepared_grad(self, grad):
-        """rescale_grad * grad, clipped to [-clip_gradient, clip_gradient] when set."""
+    def _prepared_grad(self, grad, decay=None):
+        """rescale_grad * grad (plus `decay`, for rules that clip the weight-decay term too),
+        clipped to [-clip_gradient, clip_gradient] when set."""
         from .. import ndarray as nd
         g = grad * self.rescale_grad
+        if decay is not None:
+            g = g + decay
         if self.clip_gradient is not None and self.clip_gradient >= 0:
             g = nd.clip(g, -self.clip_gradient, self.clip_gradient)
         return g
 
     def __getstate__(self):
         state = self.__dict__.copy()
-        state["param_dict"] = {}  # Parameters belong to the model, not to saved optimizer state
+        state.pop("param_dict", None)  # Parameters belong to the model, not to saved state
         return state
 
     def __setstate__(self, state):
+        state = dict(state)
+        if "sym" in state:  # this runtime's older pickles kept the Symbol itself
+            sym = state.pop("sym")
+            state.setdefault("sym_info", (sym.attr_dict(), sym.list_arguments())
+                             if sym is not None else ())
+        counts = state.get("_all_index_update_counts")
+        if counts and any(isinstance(k, tuple) for k in counts):  # older (type, id) keys
+            state["_all_index_update_counts"] = {
+                (k[1] if isinstance(k, tuple) else k): v for k, v in counts.items()}
+        state.setdefault("allow_np_array", False)
+        state.setdefault("sym_info", ())
         self.__dict__.update(state)
+        self.param_dict = {}  # set again by whoever owns the Parameters (gluon.Trainer)
 
 
-def _aggregation_size():
-    """MXNET_OPTIMIZER_AGGREGATION_SIZE as the runtime holds it (validated there: 1 to 60)."""
-    import ctypes
-    from ..base import _LIB, check_call, c_str
-    value = ctypes.c_char_p()
-    check_call(_LIB.MXGetEnv(c_str("MXNET_OPTIMIZER_AGGREGATION_SIZE"), ctypes.byref(value)))
-    return int(value.value) if value.value else 4
+# MXNet 1.x's spellings on the class: Optimizer.register, Optimizer.create_optimizer and the
+# name -> class table Optimizer.opt_registry.
+Optimizer.opt_registry = _REGISTRY
+Optimizer.register = staticmethod(register)
+Optimizer.create_optimizer = staticmethod(create)
+
+
+def _aggregation_size(default=4):
+    """MXNET_OPTIMIZER_AGGREGATION_SIZE as the runtime holds it (validated there: 1 to 60), or
+    `default` when it is not set (LAMB's default, 45, differs from the variable's, 4)."""
+    from ..runtime import env_vars
+    var = env_vars().get("MXNET_OPTIMIZER_AGGREGATION_SIZE")
+    return int(var.value) if var is not None and var.is_set and var.value else default
 
 
 def _zeros_like(weight):
     from .. import ndarray as nd
     return nd.zeros(weight.shape, ctx=weight.context, dtype=weight.dtype)
-
-
-def _ctx_key(weight):
-    ctx = weight.context
-    return (ctx.device_typeid, ctx.device_id)
 
 
 def _states_to_device(obj, ctx=None):
@@ -264,6 +286,7 @@ class Updater(object):
         self.optimizer = optimizer
         self.states = {}
         self.states_synced = {}
+        self.aggregate_updates = optimizer.aggregate_num > 0
 
     def __call__(self, index, grad, weight):
         indices = index if isinstance(index, (list, tuple)) else [index]
@@ -272,7 +295,7 @@ class Updater(object):
         grads = grad if isinstance(grad, (list, tuple)) else [grad]
         weights = weight if isinstance(weight, (list, tuple)) else [weight]
         if weights:
-            self.optimizer._set_current_context(_ctx_key(weights[0]))
+            self.optimizer._set_current_context(weights[0].context.device_id)
         for idx, w in zip(indices, weights):
             if idx not in self.states:
                 self.states[idx] = self.optimizer.create_state_multi_precision(idx, w)

@@ -1,10 +1,13 @@
-"""Momentum-family rules: SGD, NAG (Nesterov) and Signum / signSGD."""
+"""SGD-family rules: SGD (and its old name ccSGD), NAG (Nesterov), Signum / signSGD, DCASGD
+(delay-compensated) and SGLD (Langevin dynamics)."""
+import math
+
 import numpy as np
 
 from .. import ndarray as nd
 from .optimizer import Optimizer, register, _zeros_like, _aggregation_size
 
-__all__ = ["SGD", "NAG", "Signum"]
+__all__ = ["SGD", "ccSGD", "NAG", "Signum", "DCASGD", "SGLD"]
 
 
 def _is_multi_precision(opt, weight):
@@ -123,8 +126,13 @@ class NAG(Optimizer):
 
 
 @register
+class ccSGD(SGD):  # pylint: disable=invalid-name
+    """The same rule as SGD under MXNet 1.x's older name (creatable as 'ccsgd')."""
+
+
+@register
 class Signum(Optimizer):
-    """Sign of the (momentum-averaged) gradient.
+    """Sign of the (momentum-averaged) gradient, on signum_update / signsgd_update.
 
     With momentum m: v = m*v - (1-m)*(wd*w + clip(rescale*g)); w = (1 - lr*wd_lh)*w + lr*sign(v).
     Without (signSGD): w = (1 - lr*wd)*w - lr*sign(clip(rescale*g)).
@@ -141,9 +149,66 @@ class Signum(Optimizer):
     def update(self, index, weight, grad, state):
         self._update_count(index)
         lr, wd = self._get_lr(index), self._get_wd(index)
-        g = self._prepared_grad(grad)
+        kwargs = self._clip_kwargs()
+        if self.momentum > 0:
+            kwargs["momentum"] = self.momentum
+        if self.wd_lh:
+            kwargs["wd_lh"] = self.wd_lh
         if state is not None:
-            state[:] = state * self.momentum - (g + weight * wd) * (1.0 - self.momentum)
-            weight[:] = weight * (1.0 - lr * self.wd_lh) + nd.sign(state) * lr
+            nd.signum_update(weight, grad, state, out=weight, lr=lr, wd=wd, **kwargs)
         else:
-            weight[:] = weight * (1.0 - lr * wd) - nd.sign(g) * lr
+            kwargs.pop("momentum", None)
+            kwargs.pop("wd_lh", None)
+            nd.signsgd_update(weight, grad, out=weight, lr=lr, wd=wd, **kwargs)
+
+
+@register
+class DCASGD(Optimizer):
+    """Delay-compensated asynchronous SGD (Zheng et al.): the gradient is corrected for the
+    weight having moved since it was computed, using the previous weight kept in the state.
+
+    g = clip(rescale*grad); step = -lr * (g + wd*w + lamda * g*g * (w - w_prev));
+    with momentum m: v = m*v + step, w_prev = w, w = w + v; without: w_prev = w, w = w + step.
+    The state is (momentum or None, previous weight).
+    """
+
+    def __init__(self, momentum=0.0, lamda=0.04, **kwargs):
+        super(DCASGD, self).__init__(**kwargs)
+        self.momentum = momentum
+        self.weight_previous = {}  # kept for MXNet 1.x's pickled attribute layout
+        self.lamda = lamda
+
+    def create_state(self, index, weight):
+        mom = _zeros_like(weight) if self.momentum != 0.0 else None
+        return (mom, weight.copy())
+
+    def update(self, index, weight, grad, state):
+        self._update_count(index)
+        lr, wd = self._get_lr(index), self._get_wd(index)
+        g = self._prepared_grad(grad)
+        mom, previous_weight = state
+        step = (g + weight * wd + g * g * (weight - previous_weight) * self.lamda) * -lr
+        if mom is not None:
+            mom[:] = mom * self.momentum + step
+            step = mom
+        previous_weight[:] = weight
+        weight[:] = weight + step
+
+
+@register
+class SGLD(Optimizer):
+    """Stochastic gradient Langevin dynamics: a half SGD step plus Gaussian noise of variance lr.
+
+    g = clip(rescale*grad); w = w - lr/2 * (g + wd*w) + N(0, sqrt(lr)). No state.
+    """
+
+    def create_state(self, index, weight):
+        return None
+
+    def update(self, index, weight, grad, state):
+        self._update_count(index)
+        lr, wd = self._get_lr(index), self._get_wd(index)
+        g = self._prepared_grad(grad)
+        weight[:] = weight - (g + weight * wd) * (lr / 2)
+        weight[:] = weight + nd.random.normal(0, math.sqrt(lr), shape=weight.shape,
+                                              dtype=weight.dtype, ctx=weight.context)

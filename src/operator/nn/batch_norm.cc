@@ -1,10 +1,12 @@
 /*!
  * \file batch_norm.cc
  * \brief BatchNorm (eps, momentum, fix_gamma, use_global_stats, output_mean_var, axis) and
- *        `_backward_BatchNorm`. Outputs: out, batch mean, batch variance (biased). In the
- *        training forward pass the moving statistics (inputs 3 and 4, mutated) are updated as
- *        moving = moving * momentum + batch * (1 - momentum), on both the oneDNN and the
- *        plain path, so the backward pass never touches them.
+ *        `_backward_BatchNorm`. Outputs: out, batch mean, batch variance (biased). As in
+ *        MXNet 1.x, the moving statistics (inputs 3 and 4, auxiliary states) are updated in the
+ *        training backward pass, moving = moving * momentum + batch * (1 - momentum), from the
+ *        batch statistics the forward saved: a training forward without a backward (a
+ *        generator's forward whose loss never reaches it) leaves them as they were. The
+ *        backward ops take the moving statistics as inputs they write.
  *        `_contrib_BatchNormWithReLU` is BatchNorm followed by a ReLU in one pass (oneDNN's
  *        fuse_norm_relu); its hidden fourth output keeps the ReLU's mask for the backward.
  *        This file holds the reference kernels; the oneDNN entries join the four ops' lists from
@@ -165,7 +167,6 @@ void BNForward(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<T
                            kWriteTo);
       ReluStore(bn.data(), out[0].dptr<D>(), static_cast<int64_t>(bn.size()), req[0]);
     }
-    if (training) BNUpdateMovingStats<P>(p, in, out);
   });
 }
 
@@ -181,13 +182,14 @@ void BNReluCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vect
 
 void BNBackward(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
                 const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
-  // inputs (ograd, data, gamma, mean, var); outputs (ddata, dgamma, dbeta)
+  // inputs (ograd, data, gamma, mean, var, moving_mean, moving_var); outputs (ddata, dgamma, dbeta)
   const auto& p = attrs.get<BatchNormParam>();
   const BNView v(attrs, in[1].shape_);
   MXNET_REAL_TYPE_SWITCH(in[1].type_flag_, D, {
     using P = std::conditional_t<std::is_same_v<D, double>, double, float>;
     BNBackwardPlain<D, P>(v, p, BNTraining(p, ctx), in[0].dptr<D>(), in[1].dptr<D>(), in[2].dptr<P>(),
                           in[3].dptr<P>(), in[4].dptr<P>(), out[0].dptr<D>(), out[1].dptr<P>(), out[2].dptr<P>(), req);
+    BNUpdateMovingStats<P>(p, ctx, in, 3, kBNBackwardMovingAt);
   });
 }
 
@@ -207,7 +209,8 @@ bool BNReluType(const NodeAttrs& attrs, std::vector<int>* in, std::vector<int>* 
 
 void BNReluBackwardByMask(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
                           const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
-  // inputs (ograd, data, gamma, mean, var, output, workspace); outputs (ddata, dgamma, dbeta)
+  // inputs (ograd, data, gamma, mean, var, output, workspace, moving_mean, moving_var);
+  // outputs (ddata, dgamma, dbeta)
   MXNET_REAL_TYPE_SWITCH(in[1].type_flag_, D, {
     std::vector<D> masked(in[0].Size());
     const D* dy = in[0].dptr<D>();
@@ -216,6 +219,8 @@ void BNReluBackwardByMask(const NodeAttrs& attrs, const OpContext& ctx, const st
     for (size_t i = 0; i < masked.size(); ++i)
       masked[i] = static_cast<compute_t<D>>(y[i]) > compute_t<D>(0) ? dy[i] : zero;
     std::vector<TBlob> bn_in(in.begin(), in.begin() + 5);
+    bn_in.push_back(in[kBNReluBackwardMovingAt]);
+    bn_in.push_back(in[kBNReluBackwardMovingAt + 1]);
     bn_in[0].dptr_ = masked.data();
     RunKernelPlain(*Op::Get("_backward_BatchNorm"), Context::kCPU, attrs, ctx, bn_in, req, out);
   });
@@ -224,7 +229,7 @@ void BNReluBackwardByMask(const NodeAttrs& attrs, const OpContext& ctx, const st
 namespace {
 
 /*! \brief What BatchNorm and BatchNormWithReLU register alike: inputs, parameters, visible
- *         outputs, the moving statistics updated in place. */
+ *         outputs, the moving statistics as auxiliary states (their backward writes them). */
 Op& BatchNormFamily(Op& op, const char* description) {
   return op.describe(description)
       .set_num_inputs(5)
@@ -244,15 +249,25 @@ Op& BatchNormFamily(Op& op, const char* description) {
       });
 }
 
-/*! \brief The backward's gradients (data, gamma, beta) from its inputs 1 (data) and 2 (gamma). */
-Op& BatchNormGradientFamily(Op& op, const char* description) {
-  return op.describe(description)
+/*!
+ * \brief The backward's gradients (data, gamma, beta) from its inputs 1 (data) and 2 (gamma);
+ *        `extra` names the inputs between the batch statistics and the moving statistics, which
+ *        come last and are written.
+ */
+Op& BatchNormGradientFamily(Op& op, const char* description, const std::vector<const char*>& extra) {
+  const uint32_t moving_at = static_cast<uint32_t>(5 + extra.size());
+  op.describe(description)
+      .set_num_inputs(moving_at + 2)
       .set_num_outputs(3)
       .add_argument("ograd", "NDArray-or-Symbol", "Gradient of the output.")
       .add_argument("data", "NDArray-or-Symbol", "The forward input.")
       .add_argument("gamma", "NDArray-or-Symbol", "The forward gamma.")
       .add_argument("mean", "NDArray-or-Symbol", "The forward mean output.")
-      .add_argument("var", "NDArray-or-Symbol", "The forward variance output.")
+      .add_argument("var", "NDArray-or-Symbol", "The forward variance output.");
+  for (const char* name : extra) op.add_argument(name, "NDArray-or-Symbol", "The forward's saved output.");
+  return op.add_argument("moving_mean", "NDArray-or-Symbol", "running mean (auxiliary state, updated in training).")
+      .add_argument("moving_var", "NDArray-or-Symbol", "running variance (auxiliary state, updated in training).")
+      .set_mutate_inputs([moving_at](const NodeAttrs&) { return std::vector<uint32_t>{moving_at, moving_at + 1}; })
       .add_arguments(BatchNormParam::__FIELDS__())
       .set_attr_parser(ParamParser<BatchNormParam>)
       .set_infer_shape([](const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
@@ -269,12 +284,14 @@ Op& BatchNormGradientFamily(Op& op, const char* description) {
       });
 }
 
-/*! \brief Gradient node `backward` reading (ograd, data, gamma, batch mean, batch variance) and
- *         the forward outputs `also`; the moving statistics get none. */
+/*! \brief Gradient node `backward` reading (ograd, data, gamma, batch mean, batch variance), the
+ *         forward outputs `also`, and the moving statistics it updates; those get no gradient. */
 std::vector<NodeEntry> BatchNormGradient(const char* backward, const NodePtr& n, const std::vector<NodeEntry>& og,
                                          const std::vector<uint32_t>& also) {
   std::vector<NodeEntry> in{og[0], n->inputs[0], n->inputs[1], NodeEntry{n, 1, 0}, NodeEntry{n, 2, 0}};
   for (uint32_t k : also) in.push_back(NodeEntry{n, k, 0});
+  in.push_back(n->inputs[3]);
+  in.push_back(n->inputs[4]);
   auto g = MakeNodeOutputs(backward, n->attrs.name + "_backward", in, n->attrs.dict);
   g.push_back(MakeZeroGrad(n, 3));
   g.push_back(MakeZeroGrad(n, 4));
@@ -283,8 +300,8 @@ std::vector<NodeEntry> BatchNormGradient(const char* backward, const NodePtr& n,
 
 MXNET_REGISTER_OP_FAMILY(BatchNorm, BatchNormFamily,
                          "Batch normalization: normalizes data over all axes but `axis` with the batch statistics "
-                         "while training (updating moving_mean/moving_var in place) and the moving statistics "
-                         "otherwise, then scales by gamma and shifts by beta.")
+                         "while training (the backward pass then updates moving_mean/moving_var) and the moving "
+                         "statistics otherwise, then scales by gamma and shifts by beta.")
     .add_alias("_npx_batch_norm")
     .set_num_outputs(3)
     .set_list_output_names([](const NodeAttrs&) {
@@ -298,13 +315,13 @@ MXNET_REGISTER_OP_FAMILY(BatchNorm, BatchNormFamily,
     });
 
 MXNET_REGISTER_OP_FAMILY(_backward_BatchNorm, BatchNormGradientFamily,
-                         "Gradients of BatchNorm with respect to data, gamma and beta.")
-    .set_num_inputs(5)
+                         "Gradients of BatchNorm with respect to data, gamma and beta; in training also "
+                         "updates moving_mean/moving_var from the batch statistics.", std::vector<const char*>{})
     .set_compute(Context::kCPU, BNBackward);
 
 MXNET_REGISTER_OP_FAMILY(_contrib_BatchNormWithReLU, BatchNormFamily,
                          "BatchNorm followed by a ReLU, computed in one pass: max(BatchNorm(data), 0). "
-                         "Parameters, statistics and the in-place update of moving_mean/moving_var are "
+                         "Parameters, statistics and the update of moving_mean/moving_var (in the backward) are "
                          "BatchNorm's.")
     .add_alias("BatchNormWithReLU")
     .set_num_outputs(4)
@@ -319,10 +336,9 @@ MXNET_REGISTER_OP_FAMILY(_contrib_BatchNormWithReLU, BatchNormFamily,
     });
 
 MXNET_REGISTER_OP_FAMILY(_backward_BatchNormWithReLU, BatchNormGradientFamily,
-                         "Gradients of BatchNormWithReLU with respect to data, gamma and beta.")
-    .set_num_inputs(7)
-    .add_argument("output", "NDArray-or-Symbol", "The forward output.")
-    .add_argument("workspace", "NDArray-or-Symbol", "The forward's ReLU mask.")
+                         "Gradients of BatchNormWithReLU with respect to data, gamma and beta; in training "
+                         "also updates moving_mean/moving_var from the batch statistics.",
+                         std::vector<const char*>{"output", "workspace"})
     .set_compute(Context::kCPU, BNReluBackwardByMask);
 
 }  // namespace

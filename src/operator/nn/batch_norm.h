@@ -68,21 +68,35 @@ void BNBeginForward(bool training, bool relu, const std::vector<TBlob>& in, cons
   std::copy(in[4].dptr<P>(), in[4].dptr<P>() + in[4].Size(), out[2].dptr<P>());
 }
 
-/*! \brief After a training forward: moving = moving * momentum + batch * (1 - momentum). */
+/*!
+ * \brief In a training backward (MXNet 1.x's rule: a forward alone, even under
+ *        autograd.record(), leaves the moving statistics as they were): moving = moving *
+ *        momentum + saved * (1 - momentum), from the batch mean and variance the forward saved
+ *        (in[mean_at], in[mean_at + 1]) into the moving statistics (in[moving_at], in[moving_at + 1]).
+ *        Nothing changes outside training or with use_global_stats. P: the statistics' type.
+ */
 template <typename P>
-void BNUpdateMovingStats(const BatchNormParam& p, const std::vector<TBlob>& in, const std::vector<TBlob>& out) {
+void BNUpdateMovingStats(const BatchNormParam& p, const OpContext& ctx, const std::vector<TBlob>& in, size_t mean_at,
+                         size_t moving_at) {
+  if (!BNTraining(p, ctx)) return;
   const P mom = static_cast<P>(p.momentum);
-  P *mmean = in[3].dptr<P>(), *mvar = in[4].dptr<P>();
-  const P *mean = out[1].dptr<P>(), *var = out[2].dptr<P>();
-  for (int64_t c = 0; c < in[3].Size(); ++c) {
+  P *mmean = in[moving_at].dptr<P>(), *mvar = in[moving_at + 1].dptr<P>();
+  const P *mean = in[mean_at].dptr<P>(), *var = in[mean_at + 1].dptr<P>();
+  for (int64_t c = 0; c < in[moving_at].Size(); ++c) {
     mmean[c] = mmean[c] * mom + mean[c] * (P(1) - mom);
     mvar[c] = mvar[c] * mom + var[c] * (P(1) - mom);
   }
 }
 
+/*! \brief Inputs of _backward_BatchNorm: (ograd, data, gamma, mean, var, moving_mean, moving_var). */
+constexpr size_t kBNBackwardMovingAt = 5;
+/*! \brief Of _backward_BatchNormWithReLU: (..., var, output, workspace, moving_mean, moving_var). */
+constexpr size_t kBNReluBackwardMovingAt = 7;
+
 /*!
  * \brief _backward_BatchNormWithReLU from plain memory: the ReLU's gradient taken from the
- *        forward output (input 5), then _backward_BatchNorm's kernel list.
+ *        forward output (input 5), then _backward_BatchNorm's reference kernel (which also
+ *        updates the moving statistics).
  */
 void BNReluBackwardByMask(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
                           const std::vector<OpReqType>& req, const std::vector<TBlob>& out);

@@ -46,15 +46,16 @@ void Forward(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBl
   std::vector<float> ones;
   BatchNormForward(in[0], Gamma(p, in[1], &ones), in[2].dptr<float>(), out[1].dptr<float>(), out[2].dptr<float>(),
                    out[0], static_cast<float>(p.eps), !training, relu, relu ? out[3].dptr<uint8_t>() : nullptr);
-  if (training) BNUpdateMovingStats<float>(p, in, out);
 }
 
 /*!
- * \brief inputs (dy, x, gamma, mean, var, ...); false, computing nothing, when relu_workspace was
- *        not written by the forward primitive of x's format (onednn::BatchNormBackward).
+ * \brief inputs (dy, x, gamma, mean, var, ..., moving_mean, moving_var from moving_at); false,
+ *        computing nothing, when relu_workspace was not written by the forward primitive of x's
+ *        format (onednn::BatchNormBackward). Updates the moving statistics when it computes.
  */
 bool Backward(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
-              const std::vector<OpReqType>& req, const std::vector<TBlob>& out, const uint8_t* relu_workspace) {
+              const std::vector<OpReqType>& req, const std::vector<TBlob>& out, const uint8_t* relu_workspace,
+              size_t moving_at) {
   const auto& p = attrs.get<BatchNormParam>();
   for (size_t i = 2; i < 5; ++i) PlainInput(i);  // parameters and statistics
   // oneDNN writes all three gradients: an unrequested dgamma/dbeta (frozen scale or shift) goes
@@ -68,6 +69,9 @@ bool Backward(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TB
                          dgamma, dbeta, static_cast<float>(p.eps), !BNTraining(p, ctx), relu_workspace))
     return false;
   if (p.fix_gamma) std::fill(dgamma, dgamma + C, 0.f);
+  PlainInput(moving_at);
+  PlainInput(moving_at + 1);
+  BNUpdateMovingStats<float>(p, ctx, in, 3, moving_at);
   return true;
 }
 
@@ -102,9 +106,9 @@ MXNET_REGISTER_KERNEL(_backward_BatchNorm, kCPU, onednn)
     .set_accepts(TakesBackward, /*cheap=*/true)
     .set_compute([](const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
                     const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
-      Backward(attrs, ctx, in, req, out, nullptr);
+      Backward(attrs, ctx, in, req, out, nullptr, kBNBackwardMovingAt);
     });
-// inputs (dy, x, gamma, mean, var, output, workspace): oneDNN applies the mask its forward kept;
+// inputs (dy, x, gamma, mean, var, output, workspace, moving_mean, moving_var): oneDNN applies the mask its forward kept;
 // a mask it did not write (another format, or the reference forward ran) leaves the gradient to
 // the reference's masking by the output.
 MXNET_REGISTER_KERNEL(_backward_BatchNormWithReLU, kCPU, onednn)
@@ -114,7 +118,7 @@ MXNET_REGISTER_KERNEL(_backward_BatchNormWithReLU, kCPU, onednn)
     .set_accepts(TakesBackward, /*cheap=*/true)
     .set_compute([](const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
                     const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
-      if (Backward(attrs, ctx, in, req, out, in[6].dptr<uint8_t>())) return;
+      if (Backward(attrs, ctx, in, req, out, in[6].dptr<uint8_t>(), kBNReluBackwardMovingAt)) return;
       PlainInputs();
       BNReluBackwardByMask(attrs, ctx, in, req, out);
     });

@@ -126,13 +126,15 @@ Op& RowsSamplerFamily(Op& op) {
 }
 
 [[maybe_unused]] const bool registered = [] {
-  MXNET_REGISTER_OP_FAMILY(_sample_uniform, RowsSamplerFamily<UniformDist>);
-  MXNET_REGISTER_OP_FAMILY(_sample_normal, RowsSamplerFamily<NormalDist>);
-  MXNET_REGISTER_OP_FAMILY(_sample_gamma, RowsSamplerFamily<GammaDist>);
-  MXNET_REGISTER_OP_FAMILY(_sample_exponential, RowsSamplerFamily<ExponentialDist>);
-  MXNET_REGISTER_OP_FAMILY(_sample_poisson, RowsSamplerFamily<PoissonDist>);
-  MXNET_REGISTER_OP_FAMILY(_sample_negative_binomial, RowsSamplerFamily<NegBinomialDist>);
-  MXNET_REGISTER_OP_FAMILY(_sample_generalized_negative_binomial, RowsSamplerFamily<GenNegBinomialDist>);
+  MXNET_REGISTER_OP_FAMILY(_sample_uniform, RowsSamplerFamily<UniformDist>).add_alias("sample_uniform");
+  MXNET_REGISTER_OP_FAMILY(_sample_normal, RowsSamplerFamily<NormalDist>).add_alias("sample_normal");
+  MXNET_REGISTER_OP_FAMILY(_sample_gamma, RowsSamplerFamily<GammaDist>).add_alias("sample_gamma");
+  MXNET_REGISTER_OP_FAMILY(_sample_exponential, RowsSamplerFamily<ExponentialDist>).add_alias("sample_exponential");
+  MXNET_REGISTER_OP_FAMILY(_sample_poisson, RowsSamplerFamily<PoissonDist>).add_alias("sample_poisson");
+  MXNET_REGISTER_OP_FAMILY(_sample_negative_binomial, RowsSamplerFamily<NegBinomialDist>)
+      .add_alias("sample_negative_binomial");
+  MXNET_REGISTER_OP_FAMILY(_sample_generalized_negative_binomial, RowsSamplerFamily<GenNegBinomialDist>)
+      .add_alias("sample_generalized_negative_binomial");
   return true;
 }();
 

@@ -60,6 +60,17 @@ struct BroadcastAxisParam : public dmlc::Parameter<BroadcastAxisParam> {
 };
 DMLC_REGISTER_PARAMETER(BroadcastAxisParam);
 
+struct BroadcastLikeParam : public dmlc::Parameter<BroadcastLikeParam> {
+  dmlc::optional<TShape> lhs_axes, rhs_axes;
+  DMLC_DECLARE_PARAMETER(BroadcastLikeParam) {
+    DMLC_DECLARE_FIELD(lhs_axes).set_default(dmlc::optional<TShape>()).describe(
+        "Axes of lhs to broadcast (None: all, to rhs's shape).");
+    DMLC_DECLARE_FIELD(rhs_axes).set_default(dmlc::optional<TShape>()).describe(
+        "Axes of rhs whose sizes the lhs_axes take, pairwise.");
+  }
+};
+DMLC_REGISTER_PARAMETER(BroadcastLikeParam);
+
 namespace {
 
 void CastCompute(const NodeAttrs&, const OpContext&, const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
@@ -142,6 +153,37 @@ bool BroadcastToShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vect
     if (t[i] == 0) o[i] = s[i];
     MX_CHECK_KIND(s[i] == o[i] || s[i] == 1, "ValueError")
         << attrs.op->name << ": cannot broadcast input of shape " << s << " to " << t;
+  }
+  AssignShape(attrs, &(*out)[0], o, "output", 0);
+  return true;
+}
+
+/*! \brief rhs's shape, or lhs's with each of lhs_axes taking the size of its rhs_axes partner. */
+bool BroadcastLikeShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
+  const TShape &lhs = (*in)[0], &rhs = (*in)[1];
+  if (!lhs.IsKnown() || !rhs.IsKnown()) return false;
+  const auto& p = attrs.get<BroadcastLikeParam>();
+  TShape o;
+  if (!p.lhs_axes.has_value() && !p.rhs_axes.has_value()) {
+    MX_CHECK_KIND(BroadcastShapes(lhs, rhs, &o) && o == rhs, "ValueError")
+        << attrs.op->name << ": cannot broadcast lhs of shape " << lhs << " like rhs of shape " << rhs;
+  } else {
+    MX_CHECK_KIND(p.lhs_axes.has_value() && p.rhs_axes.has_value() &&
+                      p.lhs_axes.value().ndim() == p.rhs_axes.value().ndim(),
+                  "ValueError")
+        << attrs.op->name << ": lhs_axes and rhs_axes must be given together, with as many axes each";
+    o = lhs;
+    const TShape &la = p.lhs_axes.value(), &ra = p.rhs_axes.value();
+    for (int i = 0; i < la.ndim(); ++i) {
+      const dim_t l = la[i] < 0 ? la[i] + lhs.ndim() : la[i], r = ra[i] < 0 ? ra[i] + rhs.ndim() : ra[i];
+      MX_CHECK_KIND(l >= 0 && l < lhs.ndim() && r >= 0 && r < rhs.ndim(), "ValueError")
+          << attrs.op->name << ": axis pair (" << la[i] << ", " << ra[i] << ") is out of range for lhs of shape "
+          << lhs << " and rhs of shape " << rhs;
+      MX_CHECK_KIND(lhs[l] == 1 || lhs[l] == rhs[r], "ValueError")
+          << attrs.op->name << ": cannot broadcast axis " << la[i] << " of lhs (size " << lhs[l] << ") to size "
+          << rhs[r];
+      o[l] = rhs[r];
+    }
   }
   AssignShape(attrs, &(*out)[0], o, "output", 0);
   return true;
@@ -265,7 +307,13 @@ MXNET_REGISTER_OP(_backward_clip)
     .set_attr_parser(ParamParser<ClipParam>)
     .set_infer_shape(ElemwiseShape)
     .set_infer_type(ElemwiseType)
-    .set_compute(Context::kCPU, ClipBackward);
+    .set_compute(Context::kCPU, ClipBackward)
+    // ograd masked to [a_min, a_max]: linear in ograd, piecewise constant in data.
+    .set_gradient([](const NodePtr& n, const std::vector<NodeEntry>& og) {
+      return std::vector<NodeEntry>{MakeNode("_backward_clip", n->attrs.name + "_backward", {og[0], n->inputs[1]},
+                                             {n->attrs.dict.begin(), n->attrs.dict.end()}),
+                                    MakeZeroGrad(n, 1)};
+    });
 
 MXNET_REGISTER_OP(BlockGrad)
     .add_alias("stop_gradient")
@@ -326,14 +374,9 @@ MXNET_REGISTER_OP(broadcast_like)
     .set_num_outputs(1)
     .add_argument("lhs", "NDArray-or-Symbol", "First input.")
     .add_argument("rhs", "NDArray-or-Symbol", "Second input.")
-    .set_infer_shape([](const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
-      if (!(*in)[0].IsKnown() || !(*in)[1].IsKnown()) return false;
-      TShape o;
-      MX_CHECK_KIND(BroadcastShapes((*in)[0], (*in)[1], &o) && o == (*in)[1], "ValueError")
-          << attrs.op->name << ": cannot broadcast lhs of shape " << (*in)[0] << " like rhs of shape " << (*in)[1];
-      AssignShape(attrs, &(*out)[0], o, "output", 0);
-      return true;
-    })
+    .add_arguments(BroadcastLikeParam::__FIELDS__())
+    .set_attr_parser(ParamParser<BroadcastLikeParam>)
+    .set_infer_shape(BroadcastLikeShape)
     .set_infer_type(OutTypeFromInput)
     .set_compute(Context::kCPU, BroadcastToCompute)
     .set_gradient(BroadcastGrad);

@@ -2,7 +2,8 @@
  * \file elemwise_unary.cc
  * \brief Element-wise unary math (abs ... logical_not): one registration per row of
  *        MXNET_UNARY_MATH_OPS, each with a `_backward_<name>` op computing
- *        ograd * f'(x) from the output gradient and the input.
+ *        ograd * f'(x) from the output gradient and the input; the `_backward_` ops' own
+ *        gradients (higher order) come from unary_grad_grad.cc.
  */
 #include <cstring>
 #include <string>
@@ -12,6 +13,7 @@
 #include "mxnet/op.h"
 #include "operator/common/elemwise_kernels.h"
 #include "operator/common/unary_functors.h"
+#include "operator/tensor/unary_grad_grad.h"
 
 namespace mxnet {
 namespace op {
@@ -129,7 +131,8 @@ const char* UnaryDoc(const std::string& name) {
       .set_infer_shape(ElemwiseShape)                                                                  \
       .set_infer_type(ElemwiseType)                                                                    \
       .set_inplace_option([](const NodeAttrs&) { return InplacePairs{{0, 0}}; })                       \
-      .set_compute(Context::kCPU, UnaryBackward<unary::opname>)
+      .set_compute(Context::kCPU, UnaryBackward<unary::opname>)                                         \
+      .set_gradient(UnaryBackwardGradient(#opname))
 
 /*! \brief Rounding, sign and logical ops: MXNet defines their gradient as zero (no backward op). */
 #define MXNET_REGISTER_UNARY_ZERO_GRADIENT(opname) MXNET_REGISTER_UNARY_OP(opname, ZeroGrads)

@@ -3,7 +3,8 @@
  * \brief Reductions over axes (sum, mean, prod, nansum, nanprod, max, min, norm, argmax,
  *        argmin) with axis/keepdims/exclude, and their `_backward_*` ops. Sums and
  *        products of fp16/bf16 accumulate in float32, and of float32 in float64, while
- *        MXNET_SAFE_ACCUMULATION is on (the default); off, they accumulate in the storage type.
+ *        MXNET_SAFE_ACCUMULATION is on (the default); off, they accumulate in the storage type,
+ *        float16 exactly as MXNet 1.x does (reduce_storage_type.h).
  */
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "operator/common/broadcast_util.h"
 #include "operator/common/op_family.h"
 #include "operator/common/reduce_kernels.h"
+#include "operator/common/reduce_storage_type.h"
 
 namespace mxnet {
 namespace op {
@@ -139,6 +141,10 @@ void ReduceCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vect
                    const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   const ReducePlan plan = MakeReducePlan(in[0].shape_, ReducedAxes(attrs, in[0].ndim()));
   const bool safe = env::GetBool(env::Var::MXNET_SAFE_ACCUMULATION);
+  if constexpr (kSumLike && kStorageReduceKind<R> != StorageReduceKind::kNone) {
+    if (!safe && in[0].type_flag_ == kFloat16)
+      return ReduceInStorageType(plan, in[0].dptr<half_t>(), out[0].dptr<half_t>(), req[0], kStorageReduceKind<R>);
+  }
   MXNET_TYPE_SWITCH(in[0].type_flag_, DType, {
     if constexpr (!kSumLike) {
       Reduce<R, compute_t<DType>>(plan, in[0].dptr<DType>(), out[0].dptr<DType>(), req[0]);

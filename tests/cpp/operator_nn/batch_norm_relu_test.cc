@@ -25,9 +25,10 @@ std::vector<HostTensor> Backward(int path, const HostTensor& x, const std::vecto
                                  const HostTensor& workspace) {
   PathScope scope(path);
   const int64_t c = x.shape[1];
-  std::vector<HostTensor> in{Random(x.shape, 4), x, Random({c}, 2, 0.5, 1.5), fwd[1], fwd[2], fwd[0], workspace};
+  std::vector<HostTensor> in{Random(x.shape, 4), x, Random({c}, 2, 0.5, 1.5), fwd[1], fwd[2], fwd[0], workspace,
+                             HostTensor({c}, 0.0), HostTensor({c}, 1.0)};  // moving statistics, updated
   return RunOp("_backward_BatchNormWithReLU", kParams, &in, kFloat32, /*is_train=*/true,
-               {kFloat32, kFloat32, kFloat32, kFloat32, kFloat32, kFloat32, kUint8});
+               {kFloat32, kFloat32, kFloat32, kFloat32, kFloat32, kFloat32, kUint8, kFloat32, kFloat32});
 }
 
 TEST(BatchNormWithReLU, OneDNNForwardEqualsPlainBatchNormThenReLU) {

@@ -218,7 +218,7 @@ TEST(LeakyReLU, VariantsForwardAndGradient) {
 
 // ---- BatchNorm ---------------------------------------------------------------------------
 
-TEST(BatchNorm, TrainingNormalizesWithBatchStatsAndUpdatesMovingStats) {
+TEST(BatchNorm, TrainingNormalizesWithBatchStatsAndItsBackwardUpdatesMovingStats) {
   const HostTensor x = Random({4, 3, 2, 5}, 10, -2, 3);
   const HostTensor gamma{TShape{3}, {0.5, 1.5, -1.0}}, beta{TShape{3}, {0.1, -0.2, 0.3}};
   const HostTensor mm{TShape{3}, {0.2, 0.0, -0.1}}, mv{TShape{3}, {1.0, 2.0, 0.5}};
@@ -228,6 +228,12 @@ TEST(BatchNorm, TrainingNormalizesWithBatchStatsAndUpdatesMovingStats) {
       PathScope scope(path);
       std::vector<HostTensor> in{x, gamma, beta, mm, mv};
       const auto out = RunOp("BatchNorm", p, &in, kFloat32, true);
+      for (int64_t c = 0; c < 3; ++c) EXPECT_NEAR(in[3].v[c], mm.v[c], 1e-7) << "the forward alone leaves moving_mean";
+      // As in MXNet 1.x, the training backward updates the moving statistics (inputs 5, 6).
+      std::vector<HostTensor> bin{Random(x.shape, 9), x, gamma, out[1], out[2], mm, mv};
+      RunOp("_backward_BatchNorm", p, &bin, kFloat32, true);
+      in[3] = bin[5];
+      in[4] = bin[6];
       for (int64_t c = 0; c < 3; ++c) {
         double s = 0, ss = 0;
         const int64_t M = 40;
@@ -262,7 +268,7 @@ TEST(BatchNorm, TrainingNormalizesWithBatchStatsAndUpdatesMovingStats) {
 
 TEST(BatchNorm, GradientsTrainingGlobalStatsAndOtherAxis) {
   const auto bwd = [](const HostTensor& h, const std::vector<HostTensor>& in, const std::vector<HostTensor>& out) {
-    return std::vector<HostTensor>{h, in[0], in[1], out[1], out[2]};
+    return std::vector<HostTensor>{h, in[0], in[1], out[1], out[2], in[3], in[4]};  // moving stats last
   };
   const std::vector<HostTensor> in{Random({3, 2, 4}, 11), HostTensor{TShape{2}, {0.7, -1.2}},
                                    HostTensor{TShape{2}, {0.1, 0.2}}, HostTensor{TShape{2}, {0.3, -0.1}},
@@ -275,7 +281,7 @@ TEST(BatchNorm, GradientsTrainingGlobalStatsAndOtherAxis) {
   // oneDNN backward equals the plain one.
   std::vector<HostTensor> f{Random({4, 2, 3, 3}, 13), in[1], in[2], in[3], in[4]};
   const auto fwd = RunOp("BatchNorm", {{"fix_gamma", "False"}}, &f, kFloat32, true);
-  std::vector<HostTensor> b{Random(f[0].shape, 14), f[0], f[1], fwd[1], fwd[2]};
+  std::vector<HostTensor> b{Random(f[0].shape, 14), f[0], f[1], fwd[1], fwd[2], f[3], f[4]};
   PathScope plain(0);
   const auto gp = RunOp("_backward_BatchNorm", {{"fix_gamma", "False"}}, &b, kFloat32, true);
   PathScope dnn(1);

@@ -1,7 +1,10 @@
-"""Rows of the loss heads: SoftmaxOutput, the regression outputs, MakeLoss, BlockGrad."""
+"""Rows of the loss heads: SoftmaxOutput, the regression outputs, MakeLoss, BlockGrad; and of
+CTCLoss against brute-force enumeration of the alignments."""
+import itertools
+
 import numpy as np
 
-from op_testing import Case
+from op_testing import BadCase, Case
 
 # --------------------------------------------------------------------------------------------
 # Loss heads: SoftmaxOutput, the regression outputs, MakeLoss, BlockGrad. Their gradients are
@@ -129,4 +132,85 @@ LOSS_ROWS = SMO_ROWS + REGRESSION_ROWS + [
          dtypes=("float32", "float64", "float16", "bfloat16")),
 ]
 
-CASES = LOSS_ROWS
+
+# ---- CTCLoss: -log of the summed probability of every frame path that collapses to the label ----
+
+def ctc_collapse(path, blank):
+    """A frame path with repeats merged and blanks dropped."""
+    out, prev = [], None
+    for s in path:
+        if s != prev and s != blank:
+            out.append(s)
+        prev = s
+    return out
+
+
+def ctc_brute_nll(acts, target, blank):
+    """-log p(target | acts) for one sample, acts (T, C) before softmax, by enumerating all C^T
+    frame paths (tiny inputs only); 0 when no path produces the target (MXNet's convention)."""
+    z = acts - acts.max(axis=1, keepdims=True)
+    logp = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+    total = 0.0
+    for path in itertools.product(range(acts.shape[1]), repeat=acts.shape[0]):
+        if ctc_collapse(path, blank) == list(target):
+            total += np.exp(sum(logp[t, s] for t, s in enumerate(path)))
+    return -np.log(total) if total > 0 else 0.0
+
+
+def ctc_targets(label, blank_label="first", label_lengths=None):
+    """Per sample, the label values before the padding (0 for 'first', -1 for 'last') or the
+    first label_lengths[n] of them."""
+    pad = 0 if blank_label == "first" else -1
+    out = []
+    for n, row in enumerate(np.asarray(label).astype(int)):
+        row = list(row)
+        if label_lengths is not None:
+            out.append(row[:int(label_lengths[n])])
+        else:
+            out.append(row[:row.index(pad)] if pad in row else row)
+    return out
+
+
+def ctc_ref(data, label, data_lengths=None, label_lengths=None, use_data_lengths=False,
+            use_label_lengths=False, blank_label="first"):
+    T, N, C = data.shape
+    blank = 0 if blank_label == "first" else C - 1
+    targets = ctc_targets(label, blank_label, label_lengths if use_label_lengths else None)
+    frames = [int(data_lengths[n]) if use_data_lengths else T for n in range(N)]
+    return np.array([ctc_brute_nll(data[:frames[n], n], targets[n], blank) for n in range(N)])
+
+
+R_CTC = np.random.RandomState(23)
+CTC_ROWS = [
+    Case("CTCLoss", "blank_first", [R_CTC.randn(4, 3, 3), np.array([[1, 2, 0], [2, 2, 0], [0, 0, 0]], np.int32)],
+         {}, ctc_ref, const=(1,)),
+    Case("CTCLoss", "blank_last", [R_CTC.randn(4, 2, 4), np.array([[0, 1, 2], [2, -1, -1]], np.int32)],
+         dict(blank_label="last"), ctc_ref, const=(1,)),
+    Case("CTCLoss", "lengths", [R_CTC.randn(4, 3, 3), np.array([[1, 2, 1], [2, 1, 0], [1, 1, 2]], np.int32),
+                                np.array([4, 3, 2], np.int32), np.array([3, 1, 1], np.int32)],
+         dict(use_data_lengths=True, use_label_lengths=True), ctc_ref, const=(1, 2, 3)),
+    # sample 0 needs 3 frames for "1 1" but has 2: loss 0 and no gradient
+    Case("CTCLoss", "data_lengths_infeasible", [R_CTC.randn(3, 2, 3), np.array([[1, 1], [2, 0]], np.int32),
+                                                np.array([2, 3], np.int32)],
+         dict(use_data_lengths=True), ctc_ref, const=(1, 2)),
+    Case("ctc_loss", "alias", [R_CTC.randn(3, 2, 3), np.array([[1, 0], [2, 1]], np.int32)], {}, ctc_ref,
+         const=(1,)),
+    Case("_contrib_CTCLoss", "alias", [R_CTC.randn(3, 2, 3), np.array([[1, 0], [2, 1]], np.int32)], {}, ctc_ref,
+         const=(1,), dtypes=("float32",)),
+]
+
+CASES = LOSS_ROWS + CTC_ROWS
+
+BAD = [
+    BadCase("CTCLoss", "label_out_of_range", [np.zeros((3, 2, 3), np.float32), np.array([[3, 0], [1, 0]], np.float32)],
+            {}, ["CTCLoss", "label[0, 0] = 3", "class index in [1, 2]"]),
+    BadCase("CTCLoss", "blank_inside_label_last", [np.zeros((3, 1, 3), np.float32), np.array([[2, 0]], np.float32)],
+            dict(blank_label="last"), ["label[0, 0] = 2", "reserves class 2"]),
+    BadCase("CTCLoss", "label_longer_than_data", [np.zeros((2, 1, 3), np.float32), np.array([[1, 2, 1]], np.float32)],
+            {}, ["label sequence length 3 exceeds the data sequence length 2"]),
+    BadCase("CTCLoss", "data_not_3d", [np.zeros((2, 3), np.float32), np.array([[1]], np.float32)],
+            {}, ["data must be (sequence_length, batch_size, alphabet_size)"]),
+    BadCase("CTCLoss", "data_length_too_long", [np.zeros((2, 1, 3), np.float32), np.array([[1]], np.float32),
+                                                np.array([3], np.float32)],
+            dict(use_data_lengths=True), ["data_lengths[0] = 3"]),
+]

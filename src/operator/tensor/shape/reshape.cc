@@ -47,6 +47,21 @@ struct SqueezeParam : public dmlc::Parameter<SqueezeParam> {
 };
 DMLC_REGISTER_PARAMETER(SqueezeParam);
 
+struct ReshapeLikeParam : public dmlc::Parameter<ReshapeLikeParam> {
+  dmlc::optional<int> lhs_begin, lhs_end, rhs_begin, rhs_end;
+  DMLC_DECLARE_PARAMETER(ReshapeLikeParam) {
+    DMLC_DECLARE_FIELD(lhs_begin).set_default(dmlc::optional<int>()).describe(
+        "First dim of lhs to replace (None: 0; negative counts from the end).");
+    DMLC_DECLARE_FIELD(lhs_end).set_default(dmlc::optional<int>()).describe(
+        "Dim of lhs after the replaced ones (None: lhs's rank).");
+    DMLC_DECLARE_FIELD(rhs_begin).set_default(dmlc::optional<int>()).describe(
+        "First dim of rhs to copy (None: 0).");
+    DMLC_DECLARE_FIELD(rhs_end).set_default(dmlc::optional<int>()).describe(
+        "Dim of rhs after the copied ones (None: rhs's rank).");
+  }
+};
+DMLC_REGISTER_PARAMETER(ReshapeLikeParam);
+
 namespace {
 
 [[noreturn]] void ReshapeError(const NodeAttrs& attrs, const TShape& in, const std::string& why) {
@@ -163,6 +178,38 @@ Op& ShapeOnlyFamily(Op& op) {
       .set_gradient(ReshapeLikeInputGrad);
 }
 
+/*! \brief A begin/end dim of a rank-n shape: None gives `fallback`, negatives count from the end. */
+int LikeDim(const NodeAttrs& attrs, const dmlc::optional<int>& v, int fallback, int n, const char* name) {
+  if (!v.has_value()) return fallback;
+  const int d = v.value() < 0 ? v.value() + n : v.value();
+  MX_CHECK_KIND(d >= 0 && d <= n, "ValueError")
+      << attrs.op->name << ": " << name << "=" << v.value() << " is out of range for a shape of rank " << n;
+  return d;
+}
+
+/*! \brief lhs[:lhs_begin] + rhs[rhs_begin:rhs_end] + lhs[lhs_end:], of lhs's size. */
+bool ReshapeLikeShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
+  const TShape &lhs = (*in)[0], &rhs = (*in)[1];
+  if (!lhs.IsKnown() || !rhs.IsKnown()) return false;
+  const auto& p = attrs.get<ReshapeLikeParam>();
+  const int lb = LikeDim(attrs, p.lhs_begin, 0, lhs.ndim(), "lhs_begin");
+  const int le = LikeDim(attrs, p.lhs_end, lhs.ndim(), lhs.ndim(), "lhs_end");
+  const int rb = LikeDim(attrs, p.rhs_begin, 0, rhs.ndim(), "rhs_begin");
+  const int re = LikeDim(attrs, p.rhs_end, rhs.ndim(), rhs.ndim(), "rhs_end");
+  MX_CHECK_KIND(lb <= le && rb <= re, "ValueError")
+      << attrs.op->name << ": the ranges [lhs_begin, lhs_end) and [rhs_begin, rhs_end) must not be reversed";
+  std::vector<dim_t> dims;
+  for (int i = 0; i < lb; ++i) dims.push_back(lhs[i]);
+  for (int i = rb; i < re; ++i) dims.push_back(rhs[i]);
+  for (int i = le; i < lhs.ndim(); ++i) dims.push_back(lhs[i]);
+  const TShape o(dims);
+  MX_CHECK_KIND(o.Size() == lhs.Size(), "ValueError")
+      << attrs.op->name << ": cannot reshape lhs of shape " << lhs << " to " << o << " (like rhs of shape " << rhs
+      << "): the sizes differ";
+  AssignShape(attrs, &(*out)[0], o, "output", 0);
+  return true;
+}
+
 struct Registrar {
   Registrar() {
     MXNET_REGISTER_OP_FAMILY(Reshape, ShapeOnlyFamily)
@@ -177,18 +224,14 @@ struct Registrar {
         .set_infer_shape(ReshapeShape);
 
     MXNET_REGISTER_OP_FAMILY(reshape_like, ShapeOnlyFamily)
-        .describe("Reshapes lhs to the shape of rhs (same number of elements).")
+        .describe("Reshapes lhs to the shape of rhs (same number of elements); with lhs_begin/lhs_end and "
+                  "rhs_begin/rhs_end, lhs's dims [lhs_begin, lhs_end) become rhs's dims [rhs_begin, rhs_end).")
         .set_num_inputs(2)
         .add_argument("lhs", "NDArray-or-Symbol", "First input.")
         .add_argument("rhs", "NDArray-or-Symbol", "Second input.")
-        .set_infer_shape([](const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
-          if (!(*in)[0].IsKnown() || !(*in)[1].IsKnown()) return false;
-          MX_CHECK_KIND((*in)[0].Size() == (*in)[1].Size(), "ValueError")
-              << attrs.op->name << ": cannot reshape lhs of shape " << (*in)[0] << " like rhs of shape " << (*in)[1]
-              << ": the sizes differ";
-          AssignShape(attrs, &(*out)[0], (*in)[1], "output", 0);
-          return true;
-        })
+        .add_arguments(ReshapeLikeParam::__FIELDS__())
+        .set_attr_parser(ParamParser<ReshapeLikeParam>)
+        .set_infer_shape(ReshapeLikeShape)
         .set_infer_type([](const NodeAttrs& attrs, std::vector<int>* in, std::vector<int>* out) {
           AssignType(attrs, &(*out)[0], (*in)[0], "output", 0);
           return (*out)[0] != -1;

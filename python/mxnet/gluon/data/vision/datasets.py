@@ -1,6 +1,6 @@
 """Image datasets read from local files: MNIST and Fashion-MNIST (idx format, optionally
-gzipped), images packed in a RecordIO file (ImageRecordDataset), and a folder of images
-with one subfolder per class (ImageFolderDataset).
+gzipped), CIFAR-10 and CIFAR-100 (their binary version), images packed in a RecordIO file
+(ImageRecordDataset), and a folder of images with one subfolder per class (ImageFolderDataset).
 
 Files are looked up in `root` (default $MXNET_HOME/datasets/<name>, MXNET_HOME defaulting to
 ~/.mxnet) and then in /usr/share/datasets/<name>, where Debian's dataset packages (e.g.
@@ -19,7 +19,8 @@ from .... import recordio
 from ...utils import data_home
 from ..dataset import Dataset, RecordFileDataset
 
-__all__ = ["MNIST", "FashionMNIST", "ImageRecordDataset", "ImageFolderDataset", "read_idx"]
+__all__ = ["MNIST", "FashionMNIST", "CIFAR10", "CIFAR100", "ImageRecordDataset", "ImageFolderDataset",
+           "read_idx"]
 
 _SYSTEM_DIR = "/usr/share/datasets"
 
@@ -50,7 +51,20 @@ def read_idx(path):
     return np.frombuffer(body, dtype=dtype).reshape(shape).astype(dtype.newbyteorder("="))
 
 
-class _IdxImageDataset(Dataset):
+class _InMemoryImageDataset(Dataset):
+    """Images held as one uint8 NDArray (self._data) and labels as int32 NumPy (self._label);
+    `transform(data, label)` is applied to each sample when given."""
+
+    def __getitem__(self, idx):
+        if self._transform is not None:
+            return self._transform(self._data[idx], self._label[idx])
+        return self._data[idx], self._label[idx]
+
+    def __len__(self):
+        return len(self._label)
+
+
+class _IdxImageDataset(_InMemoryImageDataset):
     """Images (N, 28, 28, 1) uint8 as one NDArray and labels as int32 NumPy."""
 
     _name = None
@@ -91,14 +105,6 @@ class _IdxImageDataset(Dataset):
                              % (self.__class__.__name__, labels.shape[0], images.shape))
         return images.reshape(images.shape + (1,)), labels
 
-    def __getitem__(self, idx):
-        if self._transform is not None:
-            return self._transform(self._data[idx], self._label[idx])
-        return self._data[idx], self._label[idx]
-
-    def __len__(self):
-        return len(self._label)
-
 
 class MNIST(_IdxImageDataset):
     """The MNIST handwritten digits: 60000 training / 10000 test 28x28 grey images.
@@ -114,6 +120,95 @@ class FashionMNIST(_IdxImageDataset):
     sample format as MNIST."""
     _name = "fashion-mnist"
     _debian_package = "dataset-fashion-mnist"
+
+
+class CIFAR10(_InMemoryImageDataset):
+    """CIFAR-10: 32x32 colour images in 10 classes, 50000 for training (data_batch_1.bin ..
+    data_batch_5.bin) and 10000 for testing (test_batch.bin), from the dataset's binary version.
+
+    Each record of a batch file is one label byte followed by the 3072 bytes of the image, its
+    red, green and blue planes in turn. The files are looked up in `root` (default
+    $MXNET_HOME/datasets/cifar10), its subfolder cifar-10-batches-bin (where the archive
+    unpacks), then /usr/share/datasets/cifar10; nothing is downloaded. Samples are
+    (NDArray (32, 32, 3) uint8, int32 label), with `transform(data, label)` applied when given.
+    """
+    _name = "cifar10"
+    _subfolder = "cifar-10-batches-bin"
+    _archive = "cifar-10-binary.tar.gz"
+    _train_files = ["data_batch_%d.bin" % i for i in range(1, 6)]
+    _test_files = ["test_batch.bin"]
+    _label_bytes = 1
+    _classes = (10,)
+
+    def __init__(self, root=None, train=True, transform=None):
+        self._train = train
+        self._transform = transform
+        self._root = os.path.expanduser(root) if root is not None else \
+            os.path.join(data_home(), "datasets", self._name)
+        images, labels = zip(*(self._read_batch(self._find(name)) for name in
+                               (self._train_files if train else self._test_files)))
+        images = np.concatenate(images)
+        self._data = nd.array(images, dtype=images.dtype)
+        self._label = np.concatenate(labels)
+
+    def _find(self, name):
+        dirs = [self._root, os.path.join(self._root, self._subfolder),
+                os.path.join(_SYSTEM_DIR, self._name)]
+        for directory in dirs:
+            path = os.path.join(directory, name)
+            if os.path.isfile(path):
+                return path
+        raise IOError("Cannot find %s for %s in %s. To get the data, unpack %s (the binary version "
+                      "from https://www.cs.toronto.edu/~kriz/cifar.html) into %s; this runtime does "
+                      "not download it." % (name, self.__class__.__name__, " or ".join(dirs),
+                                            self._archive, self._root))
+
+    def _label_column(self):
+        return 0
+
+    def _read_batch(self, path):
+        record = self._label_bytes + 3 * 32 * 32
+        with open(path, "rb") as f:
+            raw = np.frombuffer(f.read(), dtype=np.uint8)
+        if raw.size == 0 or raw.size % record:
+            raise ValueError("%s: %d bytes is not a whole number of %s records of %d bytes (%d label "
+                             "byte(s) + a 3x32x32 image)" % (path, raw.size, self.__class__.__name__,
+                                                              record, self._label_bytes))
+        raw = raw.reshape(-1, record)
+        column = self._label_column()
+        labels = raw[:, column].astype(np.int32)
+        classes = self._classes[column]
+        if labels.max() >= classes:
+            raise ValueError("%s: label %d in record %d is not below the %d classes of %s"
+                             % (path, labels.max(), int(labels.argmax()), classes,
+                                self.__class__.__name__))
+        images = raw[:, self._label_bytes:].reshape(-1, 3, 32, 32).transpose(0, 2, 3, 1)
+        return np.ascontiguousarray(images), labels
+
+
+class CIFAR100(CIFAR10):
+    """CIFAR-100: 32x32 colour images in 100 classes grouped into 20 superclasses, 50000 for
+    training (train.bin) and 10000 for testing (test.bin), from the dataset's binary version.
+
+    Each record holds the coarse (superclass) label byte, the fine label byte, then the image as
+    in CIFAR10; fine_label picks which label the samples carry. Files are looked up in `root`
+    (default $MXNET_HOME/datasets/cifar100), its subfolder cifar-100-binary, then
+    /usr/share/datasets/cifar100; nothing is downloaded.
+    """
+    _name = "cifar100"
+    _subfolder = "cifar-100-binary"
+    _archive = "cifar-100-binary.tar.gz"
+    _train_files = ["train.bin"]
+    _test_files = ["test.bin"]
+    _label_bytes = 2
+    _classes = (20, 100)
+
+    def __init__(self, root=None, fine_label=False, train=True, transform=None):
+        self._fine_label = fine_label
+        super(CIFAR100, self).__init__(root, train, transform)
+
+    def _label_column(self):
+        return 1 if self._fine_label else 0
 
 
 class ImageRecordDataset(RecordFileDataset):
