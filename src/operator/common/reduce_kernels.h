@@ -75,6 +75,20 @@ inline int64_t KeptOffset(const ReducePlan& p, int64_t o) {
 }
 
 /*!
+ * \brief Calls outer(o) for every kept position o in [0, p.M): one per OpenMP thread when the
+ *        whole reduction is large enough and there is more than one, serially otherwise.
+ */
+template <typename F>
+inline void ForEachKept(const ReducePlan& p, F&& outer) {
+  if (UseParallel(p.M * p.K) && p.M > 1) {
+#pragma omp parallel for schedule(static)
+    for (int64_t o = 0; o < p.M; ++o) outer(o);
+  } else {
+    for (int64_t o = 0; o < p.M; ++o) outer(o);
+  }
+}
+
+/*!
  * \brief Visits reduced elements [k0, k1) of one output as runs along the innermost reduced
  *        dim: fn(first_offset, length, stride).
  */
@@ -287,12 +301,7 @@ inline void Reduce(const ReducePlan& p, const T* in, O* out, OpReqType req) {
     return;
   }
   auto outer = [&](int64_t o) { Store(out + o, req, R::Finalize(one(KeptOffset(p, o), 0, p.K), p.K)); };
-  if (UseParallel(p.M * p.K) && p.M > 1) {
-#pragma omp parallel for schedule(static)
-    for (int64_t o = 0; o < p.M; ++o) outer(o);
-  } else {
-    for (int64_t o = 0; o < p.M; ++o) outer(o);
-  }
+  ForEachKept(p, outer);
 }
 
 /*!
@@ -322,12 +331,7 @@ inline void ArgReduce(const ReducePlan& p, const T* in, O* out, OpReqType req) {
     });
     Store(out + o, req, static_cast<compute_t<O>>(best));
   };
-  if (UseParallel(p.M * p.K) && p.M > 1) {
-#pragma omp parallel for schedule(static)
-    for (int64_t o = 0; o < p.M; ++o) outer(o);
-  } else {
-    for (int64_t o = 0; o < p.M; ++o) outer(o);
-  }
+  ForEachKept(p, outer);
 }
 
 }  // namespace op

@@ -95,12 +95,7 @@ inline void ReduceInStorageType(const ReducePlan& p, const half_t* in, half_t* o
     if (kind == StorageReduceKind::kL2) acc = H(aux * H(std::sqrt(acc)));
     Store(out + o, req, acc);
   };
-  if (UseParallel(p.M * p.K) && p.M > 1) {
-#pragma omp parallel for schedule(static)
-    for (int64_t o = 0; o < p.M; ++o) outer(o);
-  } else {
-    for (int64_t o = 0; o < p.M; ++o) outer(o);
-  }
+  ForEachKept(p, outer);
 }
 
 }  // namespace op
