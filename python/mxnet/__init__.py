@@ -19,6 +19,8 @@ from . import npx as numpy_extension
 from . import test_utils
 from . import profiler
 from . import engine
+from . import log
+from . import registry
 from . import name
 from . import attribute
 from .attribute import AttrScope
