@@ -762,6 +762,25 @@ static PyObject* fp_new_array(PyObject* self, PyObject* const* args, Py_ssize_t 
   return wrap_handle(h);
 }
 
+/* free(ndarray): NDArray.__del__ in C. Frees the library array once and clears the handle. */
+static PyObject* fp_free(PyObject* self, PyObject* arr) {
+  CHECK_READY();
+  if (!PyObject_TypeCheck(arr, g.ndarray_type)) {
+    PyErr_Format(PyExc_TypeError, "free() takes an NDArray, got %.100s", short_type_name(arr));
+    return NULL;
+  }
+  PyObject** slot = (PyObject**)((char*)arr + g.handle_offset);
+  PyObject* handle_obj = *slot;
+  if (!handle_obj || handle_obj == Py_None) Py_RETURN_NONE;
+  Handle h;
+  if (read_pointer(handle_obj, &h) != 0) return NULL;
+  Py_INCREF(Py_None);
+  *slot = Py_None;
+  Py_DECREF(handle_obj);
+  if (h && g.free_array(h) != 0) return raise_last_error();
+  Py_RETURN_NONE;
+}
+
 /* shape(handle) -> tuple, or None for an unknown shape */
 static PyObject* fp_shape(PyObject* self, PyObject* arg) {
   CHECK_READY();
@@ -898,6 +917,7 @@ static PyMethodDef methods[] = {
      "binary(lhs, rhs, array_op, scalar_op, reversed_scalar_op, out): array/scalar arithmetic."},
     {"new_array", (PyCFunction)(void (*)(void))fp_new_array, METH_FASTCALL,
      "new_array(shape, dev_type, dev_id, delay_alloc, dtype_flag) -> NDArray"},
+    {"free", fp_free, METH_O, "free(ndarray): frees its library array once (NDArray.__del__)."},
     {"shape", fp_shape, METH_O, "shape(handle) -> tuple or None"},
     {"dtype_flag", fp_dtype_flag, METH_O, "dtype_flag(handle) -> int"},
     {"wait_to_read", fp_wait_to_read, METH_O, "wait_to_read(handle)"},

@@ -68,7 +68,9 @@ class NDArray(object):
         self.writable = writable
 
     def __del__(self):
-        if getattr(self, "handle", None) is not None and _LIB is not None:
+        if _FAST is not None:
+            _FAST.free(self)
+        elif getattr(self, "handle", None) is not None and _LIB is not None:
             _LIB.MXNDArrayFree(self.handle)
             self.handle = None
 
