@@ -452,10 +452,7 @@ static PyObject* opfn_vectorcall(PyObject* callable, PyObject* const* args, size
       n_in = nargs;
     }
   } else {
-    if (n_inputs > kStackArgs) {
-      PyErr_Format(PyExc_RuntimeError, "%U: too many inputs for the compiled path", f->op_name);
-      return NULL;
-    }
+    if (n_inputs > kStackArgs) return PyObject_Vectorcall(f->fallback, args, nargsf, kwnames);
     const Py_ssize_t n_names = n_inputs + PyTuple_GET_SIZE(f->params);
     if (nargs > n_names) {
       PyErr_Format(PyExc_TypeError, "%U takes at most %zd positional arguments, got %zd", f->op_name, n_names, nargs);
@@ -537,8 +534,10 @@ static PyObject* opfn_vectorcall(PyObject* callable, PyObject* const* args, size
     result = PyObject_Vectorcall(f->fallback, args, nargsf, kwnames);
   }
   goto cleanup;
-too_many:
-  PyErr_Format(PyExc_TypeError, "%U: more than %d parameters", f->op_name, (int)kMaxParams);
+too_many: /* more parameters than the stack lists hold: the Python binding takes the call */
+  for (Py_ssize_t i = 0; i < n_par; ++i) Py_DECREF(vals[i]);
+  Py_XDECREF(variadic_seq);
+  return PyObject_Vectorcall(f->fallback, args, nargsf, kwnames);
 fail:
 cleanup:
   for (Py_ssize_t i = 0; i < n_par; ++i) Py_DECREF(vals[i]);

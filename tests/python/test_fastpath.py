@@ -252,3 +252,13 @@ def test_handles_are_read_directly_on_this_python():
     assert _fast.module.direct_handles()
     a = mx.nd.array([1.0, 2.0])
     np.testing.assert_array_equal((a + a).asnumpy(), [2.0, 4.0])
+
+
+def test_calls_beyond_the_stack_lists_take_the_python_binding():
+    # More keyword parameters than the compiled path keeps on its stack (64): same result.
+    x = mx.nd.array([-1.0, 3.0])
+    attrs = {"__attr%d__" % i: str(i) for i in range(70)}
+    np.testing.assert_array_equal(mx.nd.relu(x, **attrs).asnumpy(), [0.0, 3.0])
+    # A variadic op with more inputs than the stack holds (16).
+    many = [mx.nd.ones((2,)) * i for i in range(20)]
+    np.testing.assert_array_equal(mx.nd.add_n(*many).asnumpy(), [190.0, 190.0])
