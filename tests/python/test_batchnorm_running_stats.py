@@ -212,6 +212,7 @@ PEER_SCRIPT = textwrap.dedent("""
                 y = op(data, mx.nd.ones(3), mx.nd.zeros(3), mm, mv, momentum=0.8, fix_gamma=False)
             if bwd:
                 y.backward(train_mode=tb)
+            mx.nd.waitall()  # 1.x's backward writes the moving statistics unordered with later reads
             out['nd%d_%s' % (fused, name)] = np.concatenate([mm.asnumpy(), mv.asnumpy()])
         for hybrid in (0, 1):
             net = nn.HybridSequential()
@@ -225,6 +226,7 @@ PEER_SCRIPT = textwrap.dedent("""
             with autograd.record():
                 y = net(mx.nd.array(x))
             y.backward()
+            mx.nd.waitall()
             out['gluon%d%d_bwd' % (fused, hybrid)] = np.concatenate([net[0].running_mean.data().asnumpy(),
                                                                     net[0].running_var.data().asnumpy()])
         sym = (mx.sym.contrib.BatchNormWithReLU if fused else mx.sym.BatchNorm)(mx.sym.var('data'), name='bn')
@@ -236,6 +238,7 @@ PEER_SCRIPT = textwrap.dedent("""
         ex.outputs[0].wait_to_read()
         out['exec%d_fwd' % fused] = ex.aux_dict['bn_moving_mean'].asnumpy()
         ex.backward(mx.nd.ones(x.shape))
+        mx.nd.waitall()
         out['exec%d_bwd' % fused] = np.concatenate([ex.aux_dict['bn_moving_mean'].asnumpy(),
                                                    ex.aux_dict['bn_moving_var'].asnumpy()])
     np.savez(OUT, **out)
