@@ -212,7 +212,7 @@ PEER_SCRIPT = textwrap.dedent("""
                 y = op(data, mx.nd.ones(3), mx.nd.zeros(3), mm, mv, momentum=0.8, fix_gamma=False)
             if bwd:
                 y.backward(train_mode=tb)
-            mx.nd.waitall()  # 1.x's backward writes the moving statistics unordered with later reads
+            mx.nd.waitall()  # read right after backward, 1.9.1 sometimes gives the values from before it
             out['nd%d_%s' % (fused, name)] = np.concatenate([mm.asnumpy(), mv.asnumpy()])
         for hybrid in (0, 1):
             net = nn.HybridSequential()
