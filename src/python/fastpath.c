@@ -18,9 +18,11 @@
 #include <stdint.h>
 #include <string.h>
 
-#if PY_VERSION_HEX < 0x03090000
+#if PY_VERSION_HEX < 0x03090000 /* 3.8 spells the vectorcall API with underscores */
 #define PyObject_CallOneArg(f, a) PyObject_CallFunctionObjArgs((f), (a), NULL)
 #define PyObject_CallNoArgs(f) PyObject_CallFunctionObjArgs((f), NULL)
+#define PyObject_Vectorcall _PyObject_Vectorcall
+#define Py_TPFLAGS_HAVE_VECTORCALL _Py_TPFLAGS_HAVE_VECTORCALL
 #endif
 
 typedef void* Handle;
