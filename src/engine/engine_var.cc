@@ -1,16 +1,27 @@
 #include "engine/engine_var.h"
 
+#include "engine/record_pool.h"
+
 #include <algorithm>
 #include <utility>
 
 namespace mxnet {
 namespace engine {
 
-Var::Var() : head_(new VersionedVarBlock()) {}
+namespace {
+VersionedVarBlock* NewBlock() {
+  VersionedVarBlock* b = RecordPool<VersionedVarBlock>::Take();
+  *b = VersionedVarBlock();
+  return b;
+}
+void FreeBlock(VersionedVarBlock* b) { RecordPool<VersionedVarBlock>::Give(b); }
+}  // namespace
+
+Var::Var() : head_(NewBlock()) {}
 
 Var::~Var() {
   // Only the empty tail remains once every access has completed.
-  delete head_;
+  FreeBlock(head_);
 }
 
 bool Var::AppendRead(OprBlock* opr) {
@@ -19,7 +30,7 @@ bool Var::AppendRead(OprBlock* opr) {
     ++num_pending_reads_;
     return true;
   }
-  auto* tail = new VersionedVarBlock();
+  auto* tail = NewBlock();
   head_->next = tail;
   head_->trigger = opr;
   head_ = tail;
@@ -27,7 +38,7 @@ bool Var::AppendRead(OprBlock* opr) {
 }
 
 bool Var::AppendWrite(OprBlock* opr) {
-  auto* tail = new VersionedVarBlock();
+  auto* tail = NewBlock();
   std::lock_guard<std::mutex> lock(mu_);
   head_->next = tail;
   head_->trigger = opr;
@@ -61,7 +72,7 @@ bool Var::CompleteWrite(void (*dispatch)(void* ctx, OprBlock* opr), void* ctx) {
     std::lock_guard<std::mutex> lock(mu_);
     version.fetch_add(1, std::memory_order_release);
     if (to_delete_) {
-      delete pending_write_;
+      FreeBlock(pending_write_);
       pending_write_ = nullptr;
       return true;
     }
@@ -86,11 +97,11 @@ bool Var::CompleteWrite(void (*dispatch)(void* ctx, OprBlock* opr), void* ctx) {
   // The released blocks are no longer reachable from the var, so they are walked and
   // freed without the lock; `end_of_reads` itself is only compared, never read.
   VersionedVarBlock* cur = done->next;
-  delete done;
+  FreeBlock(done);
   while (cur != end_of_reads) {
     OprBlock* reader = cur->trigger;
     VersionedVarBlock* next = cur->next;
-    delete cur;
+    FreeBlock(cur);
     cur = next;
     if (reader->DecrWait() == 0) dispatch(ctx, reader);
   }
@@ -115,16 +126,28 @@ void Var::MarkToDelete() {
 
 uint64_t VarVersion(VarHandle var) { return var->version.load(std::memory_order_acquire); }
 
-Opr* NewOpr(Engine::AsyncFn fn, const std::vector<Var*>& const_vars, const std::vector<Var*>& mutable_vars,
-            FnProperty prop, const char* opr_name) {
-  auto* opr = new Opr();
+void FillOpr(Opr* opr, Engine::AsyncFn fn, const std::vector<Var*>& const_vars, const std::vector<Var*>& mutable_vars,
+             FnProperty prop, const char* opr_name) {
   opr->fn = std::move(fn);
-  opr->const_vars = const_vars;
+  opr->sync_fn = nullptr;
+  opr->const_vars = const_vars;  // assigned: a reused record keeps its lists' capacity
   opr->mutable_vars = mutable_vars;
   DeduplicateVars(&opr->const_vars, &opr->mutable_vars);
   opr->prop = prop;
-  if (opr_name) opr->name = opr_name;
+  if (opr_name) {
+    opr->name = opr_name;
+  } else {
+    opr->name.clear();
+  }
+  opr->temporary = false;
+  opr->is_wait = false;
   opr->symbolic = Engine::SymbolicPush();
+}
+
+Opr* NewOpr(Engine::AsyncFn fn, const std::vector<Var*>& const_vars, const std::vector<Var*>& mutable_vars,
+            FnProperty prop, const char* opr_name) {
+  auto* opr = new Opr();
+  FillOpr(opr, std::move(fn), const_vars, mutable_vars, prop, opr_name);
   return opr;
 }
 

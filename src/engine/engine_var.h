@@ -97,6 +97,9 @@ struct Opr {
  */
 Opr* NewOpr(Engine::AsyncFn fn, const std::vector<Var*>& const_vars, const std::vector<Var*>& mutable_vars,
             FnProperty prop, const char* opr_name);
+/*! \brief Sets every field of opr as NewOpr would (for a reused record). */
+void FillOpr(Opr* opr, Engine::AsyncFn fn, const std::vector<Var*>& const_vars, const std::vector<Var*>& mutable_vars,
+             FnProperty prop, const char* opr_name);
 
 /*! \brief One scheduled run of an Opr. */
 struct OprBlock {

@@ -9,6 +9,7 @@
 #include "engine/device_backend.h"
 #include "engine/live_engines.h"
 #include "engine/opr_error.h"
+#include "engine/record_pool.h"
 #include "engine/thread_policy.h"
 #include "mxnet/error.h"
 
@@ -166,7 +167,8 @@ void ThreadedEngine::PushAsync(AsyncFn fn, Context exec_ctx, const std::vector<V
                                const char* opr_name, bool wait) {
   FlushThisThreadBulk();
   CheckContext(exec_ctx);
-  Opr* opr = NewOpr(std::move(fn), const_vars, mutable_vars, prop, opr_name);
+  Opr* opr = RecordPool<Opr>::Take();
+  FillOpr(opr, std::move(fn), const_vars, mutable_vars, prop, opr_name);
   opr->temporary = true;
   opr->is_wait = wait;
   PushBlock(opr, exec_ctx, priority);
@@ -177,14 +179,17 @@ void ThreadedEngine::PushSyncUnbulked(SyncFn fn, Context exec_ctx, const std::ve
                                       const char* opr_name) {
   FlushThisThreadBulk();
   CheckContext(exec_ctx);
-  Opr* opr = NewOpr(AsyncFn(), const_vars, mutable_vars, prop, opr_name);
+  Opr* opr = RecordPool<Opr>::Take();
+  FillOpr(opr, AsyncFn(), const_vars, mutable_vars, prop, opr_name);
   opr->sync_fn = std::move(fn);
   opr->temporary = true;
   PushBlock(opr, exec_ctx, priority);
 }
 
 void ThreadedEngine::PushBlock(Opr* opr, Context exec_ctx, int priority) {
-  auto* block = new OprBlock();
+  OprBlock* block = RecordPool<OprBlock>::Take();
+  block->hooks = nullptr;
+  block->exception.reset();
   block->opr = opr;
   block->ctx = exec_ctx;
   block->priority = priority;
@@ -288,8 +293,14 @@ void ThreadedEngine::OnComplete(OprBlock* block, std::exception_ptr error) {
   for (Var* v : opr->mutable_vars) {
     if (v->CompleteWrite(&ThreadedEngine::DispatchStatic, this)) delete v;
   }
-  if (temporary) delete opr;
-  delete block;
+  if (temporary) {
+    // The functions go now: their captured arrays must be released when the op completes.
+    opr->fn = nullptr;
+    opr->sync_fn = nullptr;
+    RecordPool<Opr>::Give(opr);
+  }
+  block->exception.reset();
+  RecordPool<OprBlock>::Give(block);
   if (pending_.fetch_sub(1) == 1 && idle_waiters_.load() > 0) {
     std::lock_guard<std::mutex> lock(idle_mu_);
     idle_cv_.notify_all();
