@@ -44,3 +44,13 @@ def run_peer(code, args=(), cwd=None, timeout=300, check=True, env=None):
     if check:
         assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
     return proc
+
+
+def run_script_in_both(script, tmp_path, label):
+    """Runs `script`, which saves its results with np.savez(OUT, ...), in the peer and in this
+    process; returns (peer results, our results) as loaded .npz files."""
+    import numpy as np
+    peer_out, our_out = str(tmp_path / "peer.npz"), str(tmp_path / "ours.npz")
+    run_peer("OUT = %r\n" % peer_out + script)
+    exec(compile(script, "<%s>" % label, "exec"), {"OUT": our_out})  # pylint: disable=exec-used
+    return np.load(peer_out), np.load(our_out)

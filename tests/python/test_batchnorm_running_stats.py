@@ -15,7 +15,7 @@ import mxnet as mx
 from mxnet import autograd
 from mxnet.gluon import nn
 
-from peer_oracle import PEER_PYTHON, needs_peer, peer_env
+from peer_oracle import needs_peer, run_script_in_both
 
 R = np.random.RandomState(3)
 X = R.randn(4, 3, 5, 5) * 2 + 1
@@ -247,13 +247,7 @@ PEER_SCRIPT = textwrap.dedent("""
 
 @needs_peer
 def test_running_statistics_equal_mxnet191(tmp_path):
-    peer_out, our_out = str(tmp_path / "peer.npz"), str(tmp_path / "ours.npz")
-    env = peer_env()
-    proc = subprocess.run([PEER_PYTHON, "-c", "OUT = %r\n" % peer_out + PEER_SCRIPT], env=env,
-                          capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    exec(compile(PEER_SCRIPT, "<bn cases>", "exec"), {"OUT": our_out})  # pylint: disable=exec-used
-    peer, ours = np.load(peer_out), np.load(our_out)
+    peer, ours = run_script_in_both(PEER_SCRIPT, tmp_path, "bn cases")
     assert sorted(peer.files) == sorted(ours.files)
     for key in sorted(peer.files):
         np.testing.assert_allclose(ours[key], peer[key], rtol=1e-5, atol=1e-6, err_msg=key)

@@ -1,7 +1,6 @@
 """gluon.data.vision.transforms: 1.9.1's public names, the deterministic transforms equal to MXNet
 1.9.1's (when the peer is installed), the random flips and RandomResizedCrop's windows."""
 import random
-import subprocess
 import textwrap
 
 import numpy as np
@@ -11,7 +10,7 @@ import mxnet as mx
 from mxnet import nd
 from mxnet.gluon.data.vision import transforms
 
-from peer_oracle import PEER_PYTHON, needs_peer, peer_env
+from peer_oracle import needs_peer, run_script_in_both
 
 # The public classes of MXNet 1.9.1's mx.gluon.data.vision.transforms.
 MXNET191_TRANSFORMS = ["Cast", "CenterCrop", "Compose", "CropResize", "Normalize", "RandomApply", "RandomBrightness",
@@ -60,13 +59,7 @@ SCRIPT = textwrap.dedent("""
 
 @needs_peer
 def test_deterministic_transforms_equal_mxnet191(tmp_path):
-    peer_out, our_out = str(tmp_path / "peer.npz"), str(tmp_path / "ours.npz")
-    env = peer_env()
-    proc = subprocess.run([PEER_PYTHON, "-c", "OUT = %r\n" % peer_out + SCRIPT], env=env,
-                          capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    exec(compile(SCRIPT, "<transform cases>", "exec"), {"OUT": our_out})  # pylint: disable=exec-used
-    peer, ours = np.load(peer_out), np.load(our_out)
+    peer, ours = run_script_in_both(SCRIPT, tmp_path, "transform cases")
     assert sorted(peer.files) == sorted(ours.files)
     bad = []
     for key in sorted(peer.files):

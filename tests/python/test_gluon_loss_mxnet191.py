@@ -5,12 +5,11 @@ Compared where 1.x is well defined: PoissonNLLLoss(compute_full=True) uses targe
 gives NaN for a zero target), and CTCLoss only feasible labels (for a label too long for its
 data length 1.x returns 0 with a non-zero gradient; we give the zero gradient of a constant).
 compute_full is compared forward only: 1.9.1 cannot record it under autograd."""
-import subprocess
 import textwrap
 
 import numpy as np
 
-from peer_oracle import PEER_PYTHON, needs_peer, peer_env
+from peer_oracle import needs_peer, run_script_in_both
 
 # Run by both runtimes: writes each case's output and input-0 gradient to OUT (an .npz path).
 SCRIPT = textwrap.dedent("""
@@ -81,19 +80,9 @@ SCRIPT = textwrap.dedent("""
 """)
 
 
-def _run_ours(path):
-    exec(compile(SCRIPT, "<loss cases>", "exec"), {"OUT": path})  # pylint: disable=exec-used
-
-
 @needs_peer
 def test_losses_equal_mxnet191(tmp_path):
-    peer_out, our_out = str(tmp_path / "peer.npz"), str(tmp_path / "ours.npz")
-    env = peer_env()
-    proc = subprocess.run([PEER_PYTHON, "-c", "OUT = %r\n" % peer_out + SCRIPT], env=env,
-                          capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    _run_ours(our_out)
-    peer, ours = np.load(peer_out), np.load(our_out)
+    peer, ours = run_script_in_both(SCRIPT, tmp_path, "loss cases")
     assert sorted(peer.files) == sorted(ours.files)
     bad = []
     for key in sorted(peer.files):
