@@ -6,6 +6,7 @@
 #ifndef MXNET_OP_CONTEXT_H_
 #define MXNET_OP_CONTEXT_H_
 
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -57,27 +58,62 @@ class RandomStream {
   RandomStream() = default;
   /*! \brief key: from the device seed; launch: this launch's number since seeding. */
   RandomStream(uint64_t key, uint32_t launch) : key_(key), launch_(launch) {}
-  /*! \brief Draws for element i of this launch; each call of the result gives the next value. */
+  /*!
+   * \brief Draws for element i of this launch; each call of the result gives the next value.
+   *        Host and CUDA code share it, so a sampler gives the same numbers on every device.
+   */
   class Element {
    public:
-    Element(uint64_t key, uint32_t launch, uint64_t elem) : key_(key), elem_(elem), launch_(launch) {}
-    uint32_t NextU32();
+    MXNET_XINLINE Element(uint64_t key, uint32_t launch, uint64_t elem) : key_(key), elem_(elem), launch_(launch) {}
+    MXNET_XINLINE uint32_t NextU32() {
+      if (left_ == 0) {
+        // Counter: (draw block, launch, element); key: the seed. Distinct elements never share blocks.
+        buf_[0] = draw_;
+        buf_[1] = launch_;
+        buf_[2] = static_cast<uint32_t>(elem_);
+        buf_[3] = static_cast<uint32_t>(elem_ >> 32);
+        Philox(buf_, static_cast<uint32_t>(key_), static_cast<uint32_t>(key_ >> 32));
+        ++draw_;
+        left_ = 4;
+      }
+      return buf_[4 - left_--];
+    }
     /*! \brief Uniform in [0, 1) with 24 (float) or 53 (double) random bits. */
-    float UniformF() { return (NextU32() >> 8) * (1.0f / 16777216.0f); }
-    double UniformD() {
+    MXNET_XINLINE float UniformF() { return (NextU32() >> 8) * (1.0f / 16777216.0f); }
+    MXNET_XINLINE double UniformD() {
       const uint64_t a = NextU32() >> 5, b = NextU32() >> 6;
       return (a * 67108864.0 + b) * (1.0 / 9007199254740992.0);
     }
     /*! \brief Standard normal (Box-Muller, both values consumed from fresh draws). */
-    double Normal();
+    MXNET_XINLINE double Normal() {
+      double u1 = UniformD();
+      while (u1 <= 0.0) u1 = UniformD();
+      const double u2 = UniformD();
+      return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
+    }
 
    private:
+    /*! \brief Philox4x32-10 (Salmon et al., "Parallel random numbers: as easy as 1, 2, 3"). */
+    MXNET_XINLINE static void Philox(uint32_t ctr[4], uint32_t k0, uint32_t k1) {
+      for (int round = 0; round < 10; ++round) {
+        const uint64_t p0 = static_cast<uint64_t>(0xD2511F53u) * ctr[0];
+        const uint64_t p1 = static_cast<uint64_t>(0xCD9E8D57u) * ctr[2];
+        const uint32_t n0 = static_cast<uint32_t>(p1 >> 32) ^ ctr[1] ^ k0;
+        const uint32_t n2 = static_cast<uint32_t>(p0 >> 32) ^ ctr[3] ^ k1;
+        ctr[0] = n0;
+        ctr[1] = static_cast<uint32_t>(p1);
+        ctr[2] = n2;
+        ctr[3] = static_cast<uint32_t>(p0);
+        k0 += 0x9E3779B9u;
+        k1 += 0xBB67AE85u;
+      }
+    }
     uint64_t key_, elem_;
     uint32_t launch_, draw_{0};
     uint32_t buf_[4]{};
     int left_{0};
   };
-  Element ForElement(int64_t i) const { return Element(key_, launch_, static_cast<uint64_t>(i)); }
+  MXNET_XINLINE Element ForElement(int64_t i) const { return Element(key_, launch_, static_cast<uint64_t>(i)); }
 
  private:
   uint64_t key_{0};

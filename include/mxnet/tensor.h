@@ -15,6 +15,7 @@
 
 #include "mxnet/base.h"
 #include "mxnet/error.h"
+#include "mxnet/xinline.h"
 
 namespace mxnet {
 
@@ -40,10 +41,10 @@ enum TypeFlag : int {
 struct half_t {
   uint16_t bits{0};
   half_t() = default;
-  half_t(float f) : bits(FromFloat(f)) {}  // NOLINT(runtime/explicit): behaves like a number
-  operator float() const { return ToFloat(bits); }
+  MXNET_XINLINE half_t(float f) : bits(FromFloat(f)) {}  // NOLINT(runtime/explicit): behaves like a number
+  MXNET_XINLINE operator float() const { return ToFloat(bits); }
 
-  static uint16_t FromFloat(float f) {
+  MXNET_XINLINE static uint16_t FromFloat(float f) {
     uint32_t x;
     std::memcpy(&x, &f, 4);
     const uint32_t sign = (x >> 16) & 0x8000u;
@@ -66,7 +67,7 @@ struct half_t {
     if (rem > 0x1000u || (rem == 0x1000u && (res & 1u))) ++res;
     return static_cast<uint16_t>(sign | res);
   }
-  static float ToFloat(uint16_t h) {
+  MXNET_XINLINE static float ToFloat(uint16_t h) {
     const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
     uint32_t e = (h >> 10) & 0x1fu;
     uint32_t m = h & 0x3ffu;
@@ -97,16 +98,16 @@ struct half_t {
 struct bf16_t {
   uint16_t bits{0};
   bf16_t() = default;
-  bf16_t(float f) : bits(FromFloat(f)) {}  // NOLINT(runtime/explicit)
-  operator float() const { return ToFloat(bits); }
-  static uint16_t FromFloat(float f) {
+  MXNET_XINLINE bf16_t(float f) : bits(FromFloat(f)) {}  // NOLINT(runtime/explicit)
+  MXNET_XINLINE operator float() const { return ToFloat(bits); }
+  MXNET_XINLINE static uint16_t FromFloat(float f) {
     uint32_t x;
     std::memcpy(&x, &f, 4);
     if ((x & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((x >> 16) | 0x40u);  // quiet nan
     x += 0x7fffu + ((x >> 16) & 1u);
     return static_cast<uint16_t>(x >> 16);
   }
-  static float ToFloat(uint16_t b) {
+  MXNET_XINLINE static float ToFloat(uint16_t b) {
     const uint32_t x = static_cast<uint32_t>(b) << 16;
     float f;
     std::memcpy(&f, &x, 4);

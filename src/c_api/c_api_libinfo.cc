@@ -8,6 +8,7 @@
 #include "c_api/api_guard.h"
 #include "common/runtime_info.h"
 #include "mxnet/base.h"
+#include "mxnet/build_config.h"
 #include "mxnet/c_api.h"
 
 namespace {

@@ -8,9 +8,7 @@
 #include "mxnet/c_api.h"
 #include "mxnet/error.h"
 
-#if MXNET_USE_CUDA
-#include <cuda_runtime_api.h>
-#endif
+#include "storage/device_allocators.h"
 
 int MXSetFlushDenorms(bool value, bool* prev_state) {
   API_BEGIN();
@@ -38,11 +36,7 @@ int MXNotifyShutdown() {
 
 int MXGetGPUCount(int* out) {
   API_BEGIN();
-  *out = 0;
-#if MXNET_USE_CUDA
-  int count = 0;
   // No driver or no device both mean "no GPU here", not an error.
-  if (cudaGetDeviceCount(&count) == cudaSuccess) *out = count;
-#endif
+  *out = mxnet::storage::VisibleGpuCount();
   API_END();
 }

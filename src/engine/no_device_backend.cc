@@ -2,6 +2,7 @@
 // rejected when an op is pushed (the stream calls are never reached).
 #include "engine/device_backend.h"
 #include "mxnet/error.h"
+#include "mxnet/build_config.h"
 
 #if !MXNET_USE_CUDA
 namespace mxnet {

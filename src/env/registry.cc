@@ -7,6 +7,7 @@
 #include <set>
 
 #include "common/logging.h"
+#include "mxnet/build_config.h"  // the acted-on column of GPU-only rows
 #include "mxnet/env.h"
 #include "mxnet/error.h"
 

@@ -110,11 +110,9 @@ LinkMatrix DeviceLinkMatrix(const std::vector<Context>& devices);
  */
 std::vector<ReductionTree> BuildDeviceTrees(const std::vector<Context>& devices);
 
-#if MXNET_USE_CUDA
-/*! \brief GPU part of DeviceLinkMatrix (src/kvstore/cuda/comm_tree_gpu_links.cc): weights between
- *         GPU ordinals from the CUDA runtime's peer-access queries. */
+/*! \brief GPU part of DeviceLinkMatrix (src/kvstore/cuda/comm_tree_gpu_links.cc, CUDA builds only):
+ *         weights between GPU ordinals from the CUDA runtime's peer-access queries. */
 LinkMatrix GpuPeerLinkMatrix(const std::vector<int>& gpu_ids);
-#endif
 
 }  // namespace kvstore
 }  // namespace mxnet

@@ -6,6 +6,7 @@
 
 #include "common/logging.h"
 #include "kvstore/comm_tree.h"
+#include "mxnet/build_config.h"
 #include "mxnet/env.h"
 #include "mxnet/error.h"
 

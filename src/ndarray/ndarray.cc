@@ -6,6 +6,9 @@
 
 #include <cstdint>
 #include <cstring>
+#include <vector>
+
+#include "ndarray/device_copy.h"
 
 namespace mxnet {
 
@@ -36,7 +39,8 @@ NDArray::Chunk::~Chunk() {
       [h](RunContext) {
         if (h.dptr) Storage::Get()->Free(h);
       },
-      ctx, var);
+      // Never allocated (a GPU array whose allocation failed, say): nothing needs its device.
+      h.dptr ? ctx : Context::CPU(), var);
 }
 
 NDArray::NDArray(const TShape& shape, Context ctx, bool delay_alloc, int dtype) : shape_(shape), dtype_(dtype) {
@@ -224,11 +228,13 @@ void NDArray::SyncCopyFromCPU(const void* src, size_t nelem) const {
   MX_CHECK_KIND(!is_none(), "ValueError") << "cannot copy into a none array";
   MX_CHECK_KIND(static_cast<int64_t>(nelem) == Size(), "ValueError")
       << "SyncCopyFromCPU: array of shape " << shape_ << " has " << Size() << " elements, source has " << nelem;
-  MX_CHECK_KIND(ctx().IsHostMemory(), "ValueError")
-      << "SyncCopyFromCPU to " << ctx().ToString() << " needs a CUDA build";
   WaitToWrite();
   TBlob dst = data();
-  if (nelem) std::memcpy(dst.dptr_, src, dst.Bytes());
+  if (!ctx().IsHostMemory()) {
+    ndarray::DeviceCopyBytes(TBlob(const_cast<void*>(src), dst.shape_, dst.type_flag_, Context::CPU()), dst, nullptr);
+  } else if (nelem) {
+    std::memcpy(dst.dptr_, src, dst.Bytes());
+  }
   // This write bypasses the engine: drop again in case a reader cached a copy meanwhile.
   DropCachedLayout();
   BumpVersion();
@@ -238,11 +244,13 @@ void NDArray::SyncCopyToCPU(void* dst, size_t nelem) const {
   MX_CHECK_KIND(!is_none(), "ValueError") << "cannot copy from a none array";
   MX_CHECK_KIND(static_cast<int64_t>(nelem) == Size(), "ValueError")
       << "SyncCopyToCPU: array of shape " << shape_ << " has " << Size() << " elements, target has " << nelem;
-  MX_CHECK_KIND(ctx().IsHostMemory(), "ValueError")
-      << "SyncCopyToCPU from " << ctx().ToString() << " needs a CUDA build";
   WaitToRead();
   TBlob src = data_for_read();
-  if (nelem) std::memcpy(dst, src.dptr_, src.Bytes());
+  if (!ctx().IsHostMemory()) {
+    ndarray::DeviceCopyBytes(src, TBlob(dst, src.shape_, src.type_flag_, Context::CPU()), nullptr);
+  } else if (nelem) {
+    std::memcpy(dst, src.dptr_, src.Bytes());
+  }
 }
 
 namespace {
@@ -261,13 +269,47 @@ void CopyBlob(const TBlob& from, const TBlob& to) {
 }
 }  // namespace
 
+/*!
+ * \brief A copy with a GPU on either side. Between devices it moves bytes on the copy stream
+ *        of the GPU involved (the target's for host-to-GPU and GPU-to-GPU, the source's for
+ *        GPU-to-host); a dtype change happens on the GPU side, or on the host after the move.
+ */
+static void CopyWithGpu(const NDArray& from, const NDArray& to, int priority) {
+  const Context fc = from.ctx(), tc = to.ctx();
+  if (from.dtype() != to.dtype() && fc != tc) {
+    // Move first in the source dtype, then convert within the target device.
+    NDArray staged(to.shape(), tc, true, from.dtype());
+    CopyWithGpu(from, staged, priority);
+    CopyFromTo(staged, to, priority);
+    return;
+  }
+  to.CheckAndAlloc();
+  from.CheckAndAlloc();
+  std::vector<engine::VarHandle> reads;
+  if (!from.SameChunk(to)) reads.push_back(from.var());
+  to.BumpVersion();
+  const bool to_gpu = !tc.IsHostMemory();
+  const Context run_on = to_gpu ? tc : fc;
+  const FnProperty prop = fc == tc ? FnProperty::kCompute : (to_gpu ? FnProperty::kCopyToGPU : FnProperty::kCopyFromGPU);
+  const char* name = fc == tc ? "CastGPU" : (fc.IsHostMemory() ? "CopyCPU2GPU" : (to_gpu ? "CopyGPU2GPU" : "CopyGPU2CPU"));
+  Engine::Get()->PushSync(
+      [from, to](RunContext rctx) {
+        const TBlob src = from.data_for_read(), dst = to.data();
+        if (src.type_flag_ == dst.type_flag_) {
+          ndarray::DeviceCopyBytes(src, dst, rctx.stream);
+        } else {
+          ndarray::DeviceCastCopy(src, dst, rctx.stream);
+        }
+      },
+      run_on, reads, {to.var()}, prop, priority, name);
+}
+
 void CopyFromTo(const NDArray& from, const NDArray& to, int priority) {
   MX_CHECK_KIND(!from.is_none() && !to.is_none(), "ValueError") << "copy between none arrays";
   MX_CHECK_KIND(from.Size() == to.Size(), "ValueError")
       << "copy from shape " << from.shape() << " to shape " << to.shape() << ": sizes differ";
-  MX_CHECK_KIND(from.ctx().IsHostMemory() && to.ctx().IsHostMemory(), "ValueError")
-      << "copy from " << from.ctx().ToString() << " to " << to.ctx().ToString() << " needs a CUDA build";
   if (from.SameData(to) && from.dtype() == to.dtype()) return;
+  if (!from.ctx().IsHostMemory() || !to.ctx().IsHostMemory()) return CopyWithGpu(from, to, priority);
   to.CheckAndAlloc();
   from.CheckAndAlloc();
   std::vector<engine::VarHandle> reads;

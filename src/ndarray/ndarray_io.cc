@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "mxnet/ndarray.h"
+#include "storage/device_allocators.h"
 
 namespace mxnet {
 namespace {
@@ -109,7 +110,7 @@ NDArray ReadRecord(Reader* r) {
   }
   const size_t cat = r->offset();
   const int32_t dev_type = r->Read<int32_t>("device type");
-  r->Read<int32_t>("device id");
+  const int32_t dev_id = r->Read<int32_t>("device id");
   if (dev_type != 1 && dev_type != 2 && dev_type != 3 && dev_type != 5)
     r->Fail("invalid device type " + std::to_string(dev_type), cat);
   const size_t tat = r->offset();
@@ -124,9 +125,16 @@ NDArray ReadRecord(Reader* r) {
   }
   if (count > r->left() / elem) r->Fail("data larger than the input", r->offset());
   const char* bytes = r->Take(count * elem, "array data");
-  // Saved GPU arrays load on the CPU: this build has no GPU memory to restore them to.
   NDArray arr(shape, Context::CPU(), false, dtype);
   arr.SyncCopyFromCPU(bytes, count);
+  // A GPU array goes back to its GPU where this process has that GPU (as 1.x loads it), and
+  // stays on the CPU otherwise, so files saved on a GPU machine load anywhere.
+  const int32_t saved_id = dev_id;
+  if (dev_type == Context::kGPU && saved_id >= 0 && saved_id < storage::VisibleGpuCount()) {
+    NDArray on_gpu(shape, Context::GPU(saved_id), false, dtype);
+    CopyFromTo(arr, on_gpu);
+    return on_gpu;
+  }
   return arr;
 }
 

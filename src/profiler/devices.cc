@@ -3,6 +3,8 @@
 #include <thread>
 #include <vector>
 
+#include "mxnet/build_config.h"
+
 #if MXNET_USE_OPENMP
 #include <omp.h>
 #endif

@@ -1,5 +1,6 @@
 // Builds without CUDA: there is no GPU to allocate on, and pinned memory is plain memory
 // (nothing could DMA from it anyway).
+#include "mxnet/build_config.h"
 #if !MXNET_USE_CUDA
 
 #include "mxnet/base.h"

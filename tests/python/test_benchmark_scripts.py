@@ -348,3 +348,14 @@ def test_kvstore_lenet_limit_on_ours(tmp_path):
     assert "allreduce share of the 2-rank epoch: " in r.stdout
     data = json.loads(out.read_text())
     assert data["errors"] == [] and data["summary"]["2 ranks"]["seconds"] > 0
+
+
+@pytest.mark.gpu
+def test_gpu_ops_benchmark_prints_bandwidth_and_gemm_rows():
+    from gpu_testing import HAS_GPU
+    if not HAS_GPU:
+        pytest.skip("no CUDA device visible")
+    r = run("gpu_ops.py", ["--size-mb", "8", "--gemm", "256", "--repeat", "2"])
+    assert r.returncode == 0, r.stderr
+    for needle in ("copy (D2D)", "a + b", "sum(a)", "GEMM 256^3", "float32", "float16"):
+        assert needle in r.stdout, needle

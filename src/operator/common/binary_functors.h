@@ -10,6 +10,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "mxnet/xinline.h"
 #include "operator/common/vector_math.h"
 
 namespace mxnet {
@@ -18,7 +19,7 @@ namespace math {
 
 /*! \brief Integer division by zero yields 0 instead of trapping (MXNet's behaviour). */
 template <typename C>
-inline C div(C a, C b) {
+MXNET_XINLINE C div(C a, C b) {
   if constexpr (std::is_integral_v<C>) {
     return b == C(0) ? C(0) : C(a / b);
   } else {
@@ -28,7 +29,7 @@ inline C div(C a, C b) {
 
 /*! \brief Python-style modulo: the result takes the divisor's sign; x % 0 = 0. */
 template <typename C>
-inline C mod(C a, C b) {
+MXNET_XINLINE C mod(C a, C b) {
   if (b == C(0)) return C(0);
   if constexpr (std::is_integral_v<C>) {
     C r = C(a % b);
@@ -43,11 +44,18 @@ inline C mod(C a, C b) {
   }
 }
 
-/*! \brief float (and fp16/bf16) through vector_math.h's Pow, which vectorises; others via double. */
+/*!
+ * \brief float (and fp16/bf16) through vector_math.h's Pow, which vectorises (powf on CUDA);
+ *        others via double.
+ */
 template <typename C>
-inline C power(C a, C b) {
+MXNET_XINLINE C power(C a, C b) {
   if constexpr (std::is_same_v<C, float>) {
+#ifdef __CUDA_ARCH__
+    return powf(a, b);
+#else
     return vmath::Pow(a, b);
+#endif
   } else {
     return C(std::pow(static_cast<double>(a), static_cast<double>(b)));
   }
@@ -55,9 +63,13 @@ inline C power(C a, C b) {
 
 /*! \brief Natural log, float through vector_math.h (power's gradient in the exponent). */
 template <typename C>
-inline C ln(C a) {
+MXNET_XINLINE C ln(C a) {
   if constexpr (std::is_same_v<C, float>) {
+#ifdef __CUDA_ARCH__
+    return logf(a);
+#else
     return vmath::Log(a);
+#endif
   } else {
     return C(std::log(a));
   }
@@ -65,12 +77,12 @@ inline C ln(C a) {
 
 /*! \brief The larger of a and b; NaN on either side propagates (numpy's maximum). */
 template <typename C>
-inline C maximum(C a, C b) {
+MXNET_XINLINE C maximum(C a, C b) {
   return (a > b || a != a) ? a : b;  // a != a: a is NaN; b NaN fails a > b and is returned
 }
 /*! \brief The smaller of a and b; NaN on either side propagates (numpy's minimum). */
 template <typename C>
-inline C minimum(C a, C b) {
+MXNET_XINLINE C minimum(C a, C b) {
   return (a < b || a != a) ? a : b;
 }
 
@@ -80,7 +92,7 @@ inline C minimum(C a, C b) {
  *        (int32 x + 2.5 adds 2), and saturated to C's range instead of overflowing.
  */
 template <typename C>
-inline C ScalarAs(double s) {
+MXNET_XINLINE C ScalarAs(double s) {
   if constexpr (std::is_integral_v<C> && !std::is_same_v<C, bool>) {
     if (s != s) return C(0);
     if (s <= static_cast<double>(std::numeric_limits<C>::lowest())) return std::numeric_limits<C>::lowest();
@@ -120,15 +132,15 @@ namespace binary {
 #define MXNET_DEFINE_BINARY_FUNCTOR(name, fwd, lgrad, rgrad) \
   struct name {                                              \
     template <typename C>                                    \
-    static inline C Fwd(C a, C b) {                          \
+    static MXNET_XINLINE C Fwd(C a, C b) {                          \
       return fwd;                                            \
     }                                                        \
     template <typename C>                                    \
-    static inline C LGrad(C a, C b) {                        \
+    static MXNET_XINLINE C LGrad(C a, C b) {                        \
       return lgrad;                                          \
     }                                                        \
     template <typename C>                                    \
-    static inline C RGrad(C a, C b) {                        \
+    static MXNET_XINLINE C RGrad(C a, C b) {                        \
       return rgrad;                                          \
     }                                                        \
   };

@@ -19,7 +19,7 @@ namespace math {
  *        brings it to full double precision.
  */
 template <typename C>
-inline C erfinv(C y) {
+MXNET_XINLINE C erfinv(C y) {
   if (std::isnan(y) || y < C(-1) || y > C(1)) return std::numeric_limits<C>::quiet_NaN();
   if (y == C(1)) return std::numeric_limits<C>::infinity();
   if (y == C(-1)) return -std::numeric_limits<C>::infinity();
@@ -61,7 +61,7 @@ inline C erfinv(C y) {
 /*! \brief Digamma psi(x) = d/dx ln Gamma(x): reflection below 0, recurrence up to 6,
  *         then the asymptotic series. */
 template <typename C>
-inline C digamma(C xin) {
+MXNET_XINLINE C digamma(C xin) {
   double x = static_cast<double>(xin);
   double result = 0;
   if (x <= 0) {
@@ -85,4 +85,5 @@ inline C digamma(C xin) {
 }  // namespace op
 }  // namespace mxnet
 
-#endif  // MXNET_OPERATOR_COMMON_SPECIAL_FUNCTIONS_H_
+#endif  // MXNET_OPERATOR_COMMON_SPECIAL_FUNCTIONS_H_#include "mxnet/xinline.h"
+

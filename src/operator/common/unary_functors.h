@@ -10,6 +10,7 @@
 #include <cmath>
 #include <type_traits>
 
+#include "mxnet/xinline.h"
 #include "operator/common/special_functions.h"
 #include "operator/common/vector_math.h"
 
@@ -18,11 +19,11 @@ namespace op {
 namespace math {
 
 template <typename C>
-inline C sgn(C x) {
+MXNET_XINLINE C sgn(C x) {
   return x > C(0) ? C(1) : (x < C(0) ? C(-1) : C(0));
 }
 template <typename C>
-inline C absval(C x) {
+MXNET_XINLINE C absval(C x) {
   if constexpr (std::is_unsigned_v<C>) {
     return x;
   } else if constexpr (std::is_floating_point_v<C>) {
@@ -34,7 +35,7 @@ inline C absval(C x) {
 /*! \brief Rounding for integers is the identity; std::floor(int) would go through double. */
 #define MXNET_ROUNDING(fn)                  \
   template <typename C>                     \
-  inline C fn##_(C x) {                     \
+  MXNET_XINLINE C fn##_(C x) {                     \
     if constexpr (std::is_integral_v<C>) {  \
       return x;                             \
     } else {                                \
@@ -48,7 +49,7 @@ MXNET_ROUNDING(trunc)
 #undef MXNET_ROUNDING
 /*! \brief MXNet's rint: a tie goes down (rint(1.5) = 1, rint(-1.5) = -2), unlike C's rint. */
 template <typename C>
-inline C rint_(C x) {
+MXNET_XINLINE C rint_(C x) {
   if constexpr (std::is_integral_v<C>) {
     return x;
   } else {
@@ -59,15 +60,24 @@ inline C rint_(C x) {
 
 // float (also fp16/bf16's compute type) takes vector_math.h so the loops vectorise; other
 // types keep libm.
-#define MXNET_VECTOR_OR_STD(fn, vexpr, stdexpr)      \
-  template <typename C>                              \
-  inline C fn(C x) {                                 \
-    if constexpr (std::is_same_v<C, float>) {        \
-      return vexpr;                                  \
-    } else {                                         \
-      return stdexpr;                                \
-    }                                                \
+// CUDA device code has no vector_math.h: it takes the math library's form.
+#ifdef __CUDA_ARCH__
+#define MXNET_VECTOR_OR_STD(fn, vexpr, stdexpr) \
+  template <typename C>                         \
+  MXNET_XINLINE C fn(C x) {                     \
+    return stdexpr;                             \
   }
+#else
+#define MXNET_VECTOR_OR_STD(fn, vexpr, stdexpr) \
+  template <typename C>                         \
+  MXNET_XINLINE C fn(C x) {                     \
+    if constexpr (std::is_same_v<C, float>) {   \
+      return vexpr;                             \
+    } else {                                    \
+      return stdexpr;                           \
+    }                                           \
+  }
+#endif
 MXNET_VECTOR_OR_STD(exp_, vmath::Exp(x), std::exp(x))
 MXNET_VECTOR_OR_STD(expm1_, vmath::Expm1(x), std::expm1(x))
 MXNET_VECTOR_OR_STD(log_, vmath::Log(x), std::log(x))
@@ -150,11 +160,11 @@ namespace unary {
 #define MXNET_DEFINE_UNARY_FUNCTOR(name, fwd, grad)         \
   struct name {                                             \
     template <typename C>                                   \
-    static inline C Fwd(C x) {                              \
+    static MXNET_XINLINE C Fwd(C x) {                              \
       return fwd;                                           \
     }                                                       \
     template <typename C>                                   \
-    static inline C Grad(C x) {                             \
+    static MXNET_XINLINE C Grad(C x) {                             \
       const C y = Fwd(x);                                   \
       (void)y;                                              \
       return grad;                                          \

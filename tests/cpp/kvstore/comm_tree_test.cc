@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "mxnet/build_config.h"
 #include "kvstore/comm_tree.h"
 #include "mxnet/error.h"
 
