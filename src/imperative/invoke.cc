@@ -3,10 +3,12 @@
  * \brief Imperative invoke: inference, output allocation, push to the engine, recording.
  */
 #include <algorithm>
+#include <atomic>
 #include <mutex>
 #include <unordered_map>
 
 #include "common/scratch_vector.h"
+#include "mxnet/env.h"
 #include "mxnet/imperative.h"
 #include "operator/kernel_dispatch.h"
 
@@ -53,6 +55,34 @@ std::unordered_map<int64_t, RandomState>& RandomStates() {
   static auto* m = new std::unordered_map<int64_t, RandomState>();
   return *m;
 }
+/*!
+ * \brief GPU scratch as 1.x keeps it: MXNET_GPU_TEMP_COPY grow-only blocks per device, handed
+ *        out round-robin. A block is written by the op holding it (its engine var), so it never
+ *        returns to the pool between ops and allocation stays off the GPU ops' path.
+ */
+struct GpuTempCopy {
+  std::shared_ptr<op::TempSpace> space;
+  engine::VarHandle var;
+};
+const GpuTempCopy& NextGpuTempCopy(int dev_id) {
+  struct Device {
+    std::vector<GpuTempCopy> copies;
+    std::atomic<uint32_t> next{0};
+  };
+  static std::mutex mu;
+  static auto* devices = new std::unordered_map<int, Device>();  // never freed: ops may outlive statics
+  Device* d;
+  {
+    std::lock_guard<std::mutex> lk(mu);
+    d = &(*devices)[dev_id];
+    if (d->copies.empty()) {
+      const int n = std::max(1, env::GetInt(env::Var::MXNET_GPU_TEMP_COPY));
+      for (int i = 0; i < n; ++i) d->copies.push_back({std::make_shared<op::TempSpace>(), Engine::Get()->NewVariable()});
+    }
+  }
+  return d->copies[d->next.fetch_add(1, std::memory_order_relaxed) % d->copies.size()];
+}
+
 int64_t CtxKey(Context c) { return (static_cast<int64_t>(c.dev_type) << 32) | static_cast<uint32_t>(c.dev_id); }
 uint64_t KeyFor(uint32_t seed, Context c) {
   // Distinct devices seeded alike still get distinct streams.
@@ -238,8 +268,17 @@ void Invoke(Context default_ctx, std::shared_ptr<const op::NodeAttrs> shared_att
       op::Resource res;
       res.type = r.type;
       res.ctx = ctx;
-      if (r.type == op::ResourceRequest::kTempSpace) res.space = std::make_shared<op::TempSpace>();
-      else res.random = NextRandomStream(ctx);
+      if (r.type == op::ResourceRequest::kTempSpace) {
+        if (ctx.dev_type == Context::kGPU) {
+          const GpuTempCopy& copy = NextGpuTempCopy(ctx.dev_id);
+          res.space = copy.space;
+          add_unique(&writes, copy.var);  // ops holding the same block run one after another
+        } else {
+          res.space = std::make_shared<op::TempSpace>();
+        }
+      } else {
+        res.random = NextRandomStream(ctx);
+      }
       opctx.requested.push_back(std::move(res));
     }
   }
