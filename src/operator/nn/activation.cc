@@ -18,32 +18,6 @@ DMLC_REGISTER_PARAMETER(ActivationParam);
 
 namespace {
 
-template <typename C>
-inline C ActFwd(int t, C x) {
-  switch (t) {
-    case kReLU: return x > C(0) ? x : C(0);
-    case kSigmoid: return C(1) / (C(1) + std::exp(-x));
-    case kTanh: return std::tanh(x);
-    case kSoftReLU: return x > C(20) ? x : std::log1p(std::exp(x));  // log(1+e^x), overflow-safe
-    default: return x / (C(1) + std::fabs(x));
-  }
-}
-
-/*! \brief dy/dx from the input x and the output y. */
-template <typename C>
-inline C ActGrad(int t, C x, C y) {
-  switch (t) {
-    case kReLU: return x > C(0) ? C(1) : C(0);
-    case kSigmoid: return y * (C(1) - y);
-    case kTanh: return C(1) - y * y;
-    case kSoftReLU: return C(1) / (C(1) + std::exp(-x));
-    default: {
-      const C d = C(1) + std::fabs(x);
-      return C(1) / (d * d);
-    }
-  }
-}
-
 void ActivationCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
                        const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   if (req[0] == kNullOp) return;

@@ -56,7 +56,7 @@ void DropoutCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vec
             rem /= s[i];
           }
         }
-        m = rnd.ForElement(r).UniformD() < keep ? scale : C(0);
+        m = DropoutMaskValue(rnd, r, keep, scale);
       }
       mask[j] = static_cast<D>(m);
       Store(y + j, req[0], C(x[j]) * m);

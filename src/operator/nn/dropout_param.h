@@ -1,7 +1,8 @@
 /*!
  * \file dropout_param.h
- * \brief Dropout's parameters and when it drops anything, shared by its reference kernel
- *        (dropout.cc) and the entry passing a blocked input through (onednn/onednn_dropout_kernels.cc).
+ * \brief Dropout's parameters, when it drops anything and its mask draw, shared by its reference
+ *        kernel (dropout.cc), the CUDA kernel (cuda/nn_heads.cu) and the entry passing a blocked
+ *        input through (onednn/onednn_dropout_kernels.cc).
  */
 #ifndef MXNET_OPERATOR_NN_DROPOUT_PARAM_H_
 #define MXNET_OPERATOR_NN_DROPOUT_PARAM_H_
@@ -10,6 +11,7 @@
 #include <dmlc/parameter.h>
 
 #include "mxnet/op.h"
+#include "mxnet/xinline.h"
 
 namespace mxnet {
 namespace op {
@@ -35,6 +37,15 @@ struct DropoutParam : public dmlc::Parameter<DropoutParam> {
 /*! \brief Whether this call drops elements; otherwise the op is the identity with a mask of ones. */
 inline bool DropoutActive(const DropoutParam& p, const OpContext& ctx) {
   return (ctx.is_train || p.mode == kDropoutAlways) && p.p > 0.f;
+}
+
+/*!
+ * \brief The mask value of draw r: scale (1 / keep) with probability keep, else 0. One draw
+ *        of the launch's stream per element of the mask's reduced shape, on every device.
+ */
+template <typename C>
+MXNET_XINLINE C DropoutMaskValue(const RandomStream& rnd, int64_t r, double keep, C scale) {
+  return rnd.ForElement(r).UniformD() < keep ? scale : C(0);
 }
 
 }  // namespace op

@@ -5,32 +5,15 @@
  */
 #include <vector>
 
+#include "operator/nn/embedding_param.h"
 #include "operator/nn/nn_util.h"
 
 namespace mxnet {
 namespace op {
 
-struct EmbeddingParam : public dmlc::Parameter<EmbeddingParam> {
-  int64_t input_dim, output_dim;
-  int dtype;
-  bool sparse_grad;
-  DMLC_DECLARE_PARAMETER(EmbeddingParam) {
-    DMLC_DECLARE_FIELD(input_dim).set_lower_bound(1).describe("Vocabulary size of the input indices.");
-    DMLC_DECLARE_FIELD(output_dim).set_lower_bound(1).describe("Dimension of the embedding vectors.");
-    DMLC_DECLARE_FIELD(dtype).set_default(kFloat32).MXNET_ADD_ALL_DTYPES.describe("Data type of weight.");
-    DMLC_DECLARE_FIELD(sparse_grad).set_default(false)
-        .describe("Compute row sparse gradient in the backward calculation (dense here: same values).");
-  }
-};
 DMLC_REGISTER_PARAMETER(EmbeddingParam);
 
 namespace {
-
-/*! \brief Row of index value v, clipped to [0, input_dim - 1] as MXNet does. */
-inline int64_t ClipRow(double v, int64_t n) {
-  const int64_t i = static_cast<int64_t>(v);
-  return i < 0 ? 0 : (i >= n ? n - 1 : i);
-}
 
 std::vector<int64_t> Rows(const TBlob& idx, int64_t n) {
   std::vector<int64_t> r(idx.Size());
@@ -127,6 +110,8 @@ MXNET_REGISTER_OP(_backward_Embedding)
       AssignType(attrs, &(*out)[1], (*in)[0], "output", 1);
       return (*in)[0] >= 0 && (*in)[1] >= 0;
     })
+    // The CUDA kernel accumulates half, integer and bool weight gradients in a wider scratch buffer.
+    .set_resource_request(std::vector<ResourceRequest>{ResourceRequest::kTempSpace})
     .set_compute(Context::kCPU, EmbeddingBackward);
 
 }  // namespace op

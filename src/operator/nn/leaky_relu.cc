@@ -20,44 +20,7 @@ DMLC_REGISTER_PARAMETER(LeakyReLUParam);
 
 namespace {
 
-constexpr double kSeluAlpha = 1.6732632423543772848170429916717;
-constexpr double kSeluLambda = 1.0507009873554804934193349852946;
-
 int ActOf(const NodeAttrs& a) { return a.get<LeakyReLUParam>().act_type; }
-
-template <typename C>
-inline C LeakyFwd(int t, C x, C slope) {
-  switch (t) {
-    case kELU: return x > C(0) ? x : slope * std::expm1(x);
-    case kSELU: return C(kSeluLambda) * (x > C(0) ? x : C(kSeluAlpha) * std::expm1(x));
-    case kGELU: return C(0.5) * x * (C(1) + std::erf(x / std::sqrt(C(2))));
-    default: return x > C(0) ? x : slope * x;  // leaky, prelu, rrelu (slope chosen by the caller)
-  }
-}
-
-template <typename C>
-inline C LeakyGrad(int t, C x, C slope) {
-  switch (t) {
-    case kELU: return x > C(0) ? C(1) : slope * std::exp(x);
-    case kSELU: return C(kSeluLambda) * (x > C(0) ? C(1) : C(kSeluAlpha) * std::exp(x));
-    case kGELU: {
-      const C cdf = C(0.5) * (C(1) + std::erf(x / std::sqrt(C(2))));
-      const C pdf = std::exp(C(-0.5) * x * x) / std::sqrt(C(2) * C(M_PI));
-      return cdf + x * pdf;
-    }
-    default: return x > C(0) ? C(1) : slope;
-  }
-}
-
-/*! \brief Channel of flat index j for prelu's gamma (axis 1), or 0 for a shared gamma. */
-struct ChannelOf {
-  int64_t C, inner;
-  ChannelOf(const TShape& s, int64_t gamma_size) {
-    C = gamma_size;
-    inner = s.ndim() > 2 ? s.ProdShape(2, s.ndim()) : 1;
-  }
-  int64_t operator()(int64_t j) const { return C == 1 ? 0 : (j / inner) % C; }
-};
 
 void LeakyCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
                   const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
@@ -188,6 +151,11 @@ MXNET_REGISTER_OP(_backward_LeakyReLU)
       return (*in)[1].IsKnown();
     })
     .set_infer_type(ElemwiseType)
+    // The CUDA kernel reduces prelu's gamma gradient in two passes through device scratch.
+    .set_resource_request([](const NodeAttrs& a) {
+      return ActOf(a) == kPReLU ? std::vector<ResourceRequest>{ResourceRequest::kTempSpace}
+                                : std::vector<ResourceRequest>{};
+    })
     .set_compute(Context::kCPU, LeakyBackward);
 
 }  // namespace op

@@ -10,35 +10,15 @@
 
 #include "operator/common/op_family.h"
 #include "operator/nn/nn_util.h"
+#include "operator/nn/regression_output_param.h"
 
 namespace mxnet {
 namespace op {
 
-struct RegressionOutputParam : public dmlc::Parameter<RegressionOutputParam> {
-  float grad_scale;
-  DMLC_DECLARE_PARAMETER(RegressionOutputParam) {
-    DMLC_DECLARE_FIELD(grad_scale).set_default(1.0f).describe("Scale the gradient by a float factor");
-  }
-};
 DMLC_REGISTER_PARAMETER(RegressionOutputParam);
-
-struct MakeLossParam : public dmlc::Parameter<MakeLossParam> {
-  float grad_scale, valid_thresh;
-  int normalization;
-  DMLC_DECLARE_PARAMETER(MakeLossParam) {
-    DMLC_DECLARE_FIELD(grad_scale).set_default(1.0f).describe("Gradient scale as a supplement to unary and binary operators");
-    DMLC_DECLARE_FIELD(valid_thresh).set_default(0.0f)
-        .describe("clip each element in the array to 0 when it is less than valid_thresh; used with normalization 'valid'.");
-    DMLC_DECLARE_FIELD(normalization).set_default(0).add_enum("null", 0).add_enum("batch", 1).add_enum("valid", 2)
-        .describe("If 'batch', the gradient is divided by the batch size; if 'valid', by the number of elements above "
-                  "valid_thresh.");
-  }
-};
 DMLC_REGISTER_PARAMETER(MakeLossParam);
 
 namespace {
-
-enum class Regression { kLinear, kMAE, kLogistic };
 
 bool RegressionShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
   const TShape& ds = (*in)[0];
@@ -65,8 +45,7 @@ void RegressionForward(const NodeAttrs& attrs, const OpContext& ctx, const std::
     D* y = out[0].dptr<D>();
     const int64_t n = in[0].Size();
     for (int64_t i = 0; i < n; ++i) {
-      const double v = static_cast<double>(x[i]);
-      Store(y + i, req[0], R == Regression::kLogistic ? 1.0 / (1.0 + std::exp(-v)) : v);
+      Store(y + i, req[0], RegressionFwd<R>(static_cast<double>(x[i])));
     }
   });
 }
@@ -77,10 +56,7 @@ void RegressionBackward(const NodeAttrs& attrs, const OpContext& ctx, const std:
                         const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   if (req[1] != kNullOp && req[1] != kAddTo) std::memset(out[1].dptr_, 0, out[1].Bytes());
   if (req[0] == kNullOp) return;
-  const TShape& ls = in[1].shape_;
-  // The gradient is averaged over the outputs of one sample, as MXNet does.
-  const double per_sample = ls.ndim() > 0 && ls[0] > 0 ? static_cast<double>(ls.Size()) / ls[0] : 1.0;
-  const double scale = attrs.get<RegressionOutputParam>().grad_scale / per_sample;
+  const double scale = RegressionGradScale(attrs.get<RegressionOutputParam>(), in[1].shape_);
   MXNET_REAL_TYPE_SWITCH(in[0].type_flag_, D, {
     const D* y = in[0].dptr<D>();
     D* dx = out[0].dptr<D>();
@@ -90,9 +66,7 @@ void RegressionBackward(const NodeAttrs& attrs, const OpContext& ctx, const std:
       for (size_t i = 0; i < label.size(); ++i) label[i] = static_cast<double>(l[i]);
     });
     for (int64_t i = 0; i < in[0].Size(); ++i) {
-      const double diff = static_cast<double>(y[i]) - label[i];
-      const double g = R == Regression::kMAE ? (diff > 0 ? 1.0 : diff < 0 ? -1.0 : 0.0) : diff;
-      Store(dx + i, req[0], g * scale);
+      Store(dx + i, req[0], RegressionGrad<R>(static_cast<double>(y[i]) - label[i]) * scale);
     }
   });
 }
@@ -203,6 +177,11 @@ MXNET_REGISTER_OP(_backward_MakeLoss)
     .set_attr_parser(ParamParser<MakeLossParam>)
     .set_infer_shape(ElemwiseShape)
     .set_infer_type(ElemwiseType)
+    // The CUDA kernel counts the elements above valid_thresh of normalization 'valid' in device scratch.
+    .set_resource_request([](const NodeAttrs& a) {
+      return a.get<MakeLossParam>().normalization == 2 ? std::vector<ResourceRequest>{ResourceRequest::kTempSpace}
+                                                       : std::vector<ResourceRequest>{};
+    })
     .set_compute(Context::kCPU, MakeLossBackward);
 
 namespace {

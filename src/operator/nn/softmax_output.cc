@@ -9,58 +9,14 @@
 #include <vector>
 
 #include "operator/nn/nn_util.h"
+#include "operator/nn/softmax_output_param.h"
 
 namespace mxnet {
 namespace op {
 
-enum SoftmaxNorm { kNormNull = 0, kNormBatch = 1, kNormValid = 2 };
-
-struct SoftmaxOutputParam : public dmlc::Parameter<SoftmaxOutputParam> {
-  float grad_scale, ignore_label, smooth_alpha;
-  bool multi_output, use_ignore, preserve_shape, out_grad;
-  int normalization;
-  DMLC_DECLARE_PARAMETER(SoftmaxOutputParam) {
-    DMLC_DECLARE_FIELD(grad_scale).set_default(1.0f).describe("Scales the gradient by a float factor.");
-    DMLC_DECLARE_FIELD(ignore_label).set_default(-1.0f)
-        .describe("The instances whose labels == ignore_label will be ignored during backward, if use_ignore is true.");
-    DMLC_DECLARE_FIELD(multi_output).set_default(false)
-        .describe("If set to true, the softmax function will be computed along axis 1.");
-    DMLC_DECLARE_FIELD(use_ignore).set_default(false)
-        .describe("If set to true, the ignore_label value will not contribute to the backward gradient.");
-    DMLC_DECLARE_FIELD(preserve_shape).set_default(false)
-        .describe("If set to true, the softmax function will be computed along the last axis (-1).");
-    DMLC_DECLARE_FIELD(normalization).set_default(kNormNull)
-        .add_enum("null", kNormNull).add_enum("batch", kNormBatch).add_enum("valid", kNormValid)
-        .describe("Normalizes the gradient.");
-    DMLC_DECLARE_FIELD(out_grad).set_default(false).describe("Multiplies gradient with output gradient element-wise.");
-    DMLC_DECLARE_FIELD(smooth_alpha).set_default(0.0f)
-        .describe("Constant for computing a label smoothed version of cross-entropy for the backwards pass.");
-  }
-};
 DMLC_REGISTER_PARAMETER(SoftmaxOutputParam);
 
 namespace {
-
-/*! \brief data as (outer, n classes, inner): the softmax runs over n. */
-struct SMView {
-  int64_t outer, n, inner;
-  SMView(const SoftmaxOutputParam& p, const TShape& s) {
-    if (p.preserve_shape) {
-      n = s[s.ndim() - 1];
-      outer = s.Size() / (n ? n : 1);
-      inner = 1;
-    } else if (p.multi_output) {
-      outer = s[0];
-      n = s.ndim() > 1 ? s[1] : 1;
-      inner = s.ndim() > 2 ? s.ProdShape(2, s.ndim()) : 1;
-    } else {
-      outer = s[0];
-      n = s.ndim() > 1 ? s.ProdShape(1, s.ndim()) : 1;
-      inner = 1;
-    }
-  }
-  int64_t Rows() const { return outer * inner; }
-};
 
 bool SMShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
   const auto& p = attrs.get<SoftmaxOutputParam>();
@@ -127,10 +83,7 @@ void SMGrad(const SoftmaxOutputParam& p, const SMView& v, const D* y, const D* o
       const int64_t j = base + k * v.inner;
       C g = 0;
       if (!ignored) {
-        C target;
-        if (prob_label) target = static_cast<C>(label[j]);
-        else if (alpha != C(0)) target = k == cls ? C(1) - alpha : alpha / C(v.n > 1 ? v.n - 1 : 1);
-        else target = k == cls ? C(1) : C(0);
+        const C target = prob_label ? static_cast<C>(label[j]) : SMClassTarget(k, cls, alpha, v.n);
         g = (C(y[j]) - target) * scale;
         if (p.out_grad) g *= C(og[j]);
       }
@@ -202,6 +155,12 @@ MXNET_REGISTER_OP(_backward_SoftmaxOutput)
       AssignType(attrs, &(*out)[0], (*in)[1], "output", 0);
       AssignType(attrs, &(*out)[1], (*in)[2], "output", 1);
       return (*in)[1] >= 0 && (*in)[2] >= 0;
+    })
+    // The CUDA kernel counts the valid labels of normalization 'valid' in device scratch.
+    .set_resource_request([](const NodeAttrs& a) {
+      return a.get<SoftmaxOutputParam>().normalization == kNormValid
+                 ? std::vector<ResourceRequest>{ResourceRequest::kTempSpace}
+                 : std::vector<ResourceRequest>{};
     })
     .set_compute(Context::kCPU, SMBackward);
 

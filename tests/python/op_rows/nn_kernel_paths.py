@@ -1,10 +1,13 @@
 """Rows that reach the specialised convolution and pooling kernels (Winograd, few channels,
-channel-last gradients, max-pool lanes, GEMV) and the fused CPU subgraph ops."""
+channel-last gradients, max-pool lanes, GEMV), the fused CPU subgraph ops, and the schedules
+of the CUDA kernels that small rows miss (row softmax by warp or block, two-pass reductions,
+atomic scatter of embedding gradients)."""
 import numpy as np
 
-from op_testing import Case
+from op_testing import HALF, Case, with_dtypes
 
-from op_rows.nn import _bcast, act_ref, conv_ref, distinct, fc_ref, pool_case
+from op_rows.nn import _bcast, act_ref, conv_ref, distinct, emb_case, fc_ref, leaky_ref, pool_case
+from op_rows.nn_losses import _smo_case
 
 # --------------------------------------------------------------------------------------------
 # Rows that reach the specialised convolution and pooling kernels, and the fused subgraph ops.
@@ -117,4 +120,38 @@ SG_ROWS += [
          dict(num_hidden=7, act_type="tanh"), sg_fc_ref, grad=(), accum=24),
 ]
 
-CASES = KERNEL_PATH_ROWS + SG_ROWS
+
+# --------------------------------------------------------------------------------------------
+# CUDA kernel schedules (compared with the CPU by test_gpu_consistency.py; also checked here
+# against numpy on every device).
+
+R_GPU = np.random.RandomState(22)
+
+
+def _off_zero(*shape):
+    r = R_GPU.randn(*shape)
+    return np.sign(r) * (0.2 + np.abs(r))
+
+
+GPU_PATH_ROWS = [
+    # SoftmaxOutput: a warp per row (17..1024 classes) and a block per row (more), the valid-label
+    # count of normalization 'valid' with ignored labels summed on the device.
+    _smo_case("warp_rows_40_classes", (6, 40), (6,), {}),
+    _smo_case("warp_rows_valid_ignore", (9, 40), (9,), dict(normalization="valid", use_ignore=True, ignore_label=3)),
+    _smo_case("block_rows_1500_classes", (3, 1500), (3,), dict(grad_scale=0.5)),
+    # prelu's gamma gradient over more than one 16384-element chunk per channel (two passes).
+    Case("LeakyReLU", "prelu_shared_large", [_off_zero(4, 8, 32, 20), R_GPU.rand(1) * 0.5], dict(act_type="prelu"),
+         leaky_ref, grad=(0, 1)),
+    Case("LeakyReLU", "prelu_channel_large", [_off_zero(8, 3, 32, 24), R_GPU.rand(3) * 0.5], dict(act_type="prelu"),
+         leaky_ref, grad=(0, 1)),
+    # FullyConnected on GEMMs of several tiles, flattened and not.
+    Case("FullyConnected", "gemm_33x70_to_45", [R_GPU.randn(33, 70), R_GPU.randn(45, 70), R_GPU.randn(45)],
+         dict(num_hidden=45), fc_ref, grad=(0, 1, 2), accum=70, dtypes=("float32", "float64") + HALF),
+    Case("FullyConnected", "no_flatten_3d_gemm", [R_GPU.randn(3, 11, 40), R_GPU.randn(36, 40), R_GPU.randn(36)],
+         dict(num_hidden=36, flatten=False), fc_ref, grad=(0, 1, 2), accum=40, dtypes=("float32", "float64") + HALF),
+]
+# Embedding gradients: many repeats of few rows (atomic adds into one row), in every float dtype.
+_EMB_REPEATS = emb_case("many_repeats", R_GPU.randint(0, 10, size=(8, 8)), 10, 33)
+GPU_PATH_ROWS += [_EMB_REPEATS] + with_dtypes([_EMB_REPEATS], HALF)
+
+CASES = KERNEL_PATH_ROWS + SG_ROWS + GPU_PATH_ROWS

@@ -96,6 +96,18 @@ CASES += [
     Case("max", "int32", [_ints((3, 4), -20, 20)], {"axis": 1}, lambda x, axis: x.max(axis=1), grad=(), dtypes=I32),
     Case("min", "int32_keepdims", [_ints((3, 4), -20, 20)], {"axis": 0, "keepdims": True},
          lambda x, axis, keepdims: x.min(axis=0, keepdims=True), grad=(), dtypes=I32),
+    # reduced axes that do not merge (two reduced dims around a kept one), and their gradient
+    Case("sum", "axes_0_2", [_u((3, 4, 5), -2, 2)], {"axis": (0, 2)}, lambda x, axis: x.sum(axis=(0, 2)), dtypes=F),
+    Case("mean", "axes_0_2_exclude_keepdims", [_u((2, 5, 3, 4), -2, 2)], {"axis": (1, 2), "exclude": True,
+                                                                            "keepdims": True},
+         lambda x, axis, exclude, keepdims: x.mean(axis=(0, 3), keepdims=True), dtypes=F),
+    # long reductions of few outputs (the CUDA kernels cut them into chunks merged by a second pass)
+    Case("sum", "long_1d", [_u((40000,), 0, 1)], {}, lambda x: x.sum().reshape(1), grad=(), dtypes=F),
+    Case("nansum", "long_axis0_columns", [_u((6000, 3), -1, 1)], {"axis": 0}, lambda x, axis: x.sum(axis=0),
+         grad=(), dtypes=F),
+    Case("max", "long_1d", [_distinct((30000,))], {}, lambda x: x.max().reshape(1), grad=(), dtypes=F),
+    Case("norm", "long_rows", [_u((2, 20000), -1, 1)], {"axis": 1}, lambda x, axis: np.sqrt((x * x).sum(axis=1)),
+         grad=(), dtypes=F),
 ]
 
 
@@ -118,6 +130,19 @@ for _name, _fn in (("argmax", np.argmax), ("argmin", np.argmin)):
         Case(_name, "axis_neg1_rank3", [_distinct((2, 3, 4), 3)], {"axis": -1}, _argref(_fn), dtypes=F),
         Case(_name, "first_occurrence", [_first_max], {"axis": 1}, _argref(_fn), grad=(), dtypes=ALL),
         Case(_name, "int32", [_ints((3, 5), -20, 20)], {"axis": 1}, _argref(_fn), grad=(), dtypes=I32),
+    ]
+
+# Long runs with the extreme repeated far apart: the first occurrence wins across chunks.
+_ties_far = np.zeros(30000)
+_ties_far[[17001, 7003, 29999]] = 5.0
+_ties_far[[12000, 25001]] = -5.0
+_ties_cols = np.zeros((5000, 3))
+_ties_cols[[4000, 1500], 1] = 2.0
+_ties_cols[[3000, 200], 2] = -2.0
+for _name, _fn in (("argmax", np.argmax), ("argmin", np.argmin)):
+    CASES += [
+        Case(_name, "long_ties", [_ties_far], {}, _argref(_fn), grad=(), dtypes=F),
+        Case(_name, "long_ties_axis0", [_ties_cols], {"axis": 0}, _argref(_fn), grad=(), dtypes=F),
     ]
 
 # ---------------------------------------------------------------------------------------
@@ -172,3 +197,13 @@ _BATCH_DOT = [
 for _vname, _sa, _sb, _params in _BATCH_DOT:
     CASES.append(Case("batch_dot", _vname, [_u(_sa, -1, 1, 1), _u(_sb, -1, 1, 2)], _params, _batch_dot_ref,
                       grad=(0, 1), dtypes=ALL if _vname in ("3d", "transpose_b") else F))
+# Integer dot / batch_dot over several 16 x 16 output tiles and contraction steps (the CUDA
+# kernels' tiled integer GEMM), with transposes and a batch.
+CASES += [
+    Case("dot", "int32_tiles_transpose_both", [_ints((35, 20), -5, 5, 3), _ints((18, 35), -5, 5, 4)],
+         {"transpose_a": True, "transpose_b": True}, _dot_ref, grad=(), dtypes=I32),
+    Case("batch_dot", "int32_tiles", [_ints((3, 17, 20), -5, 5, 5), _ints((3, 20, 19), -5, 5, 6)], {},
+         _batch_dot_ref, grad=(), dtypes=I32),
+    Case("batch_dot", "uint8_transpose_a", [_ints((2, 4, 3), 0, 4, 7, np.uint8), _ints((2, 4, 5), 0, 4, 8, np.uint8)],
+         {"transpose_a": True}, _batch_dot_ref, grad=(), dtypes=("uint8",)),
+]
