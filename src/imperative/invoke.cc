@@ -76,8 +76,8 @@ const GpuTempCopy& NextGpuTempCopy(int dev_id) {
     std::lock_guard<std::mutex> lk(mu);
     d = &(*devices)[dev_id];
     if (d->copies.empty()) {
-      const int n = std::max(1, env::GetInt(env::Var::MXNET_GPU_TEMP_COPY));
-      for (int i = 0; i < n; ++i) d->copies.push_back({std::make_shared<op::TempSpace>(), Engine::Get()->NewVariable()});
+      const int64_t n = std::max<int64_t>(1, env::GetInt(env::Var::MXNET_GPU_TEMP_COPY));
+      for (int64_t i = 0; i < n; ++i) d->copies.push_back({std::make_shared<op::TempSpace>(), Engine::Get()->NewVariable()});
     }
   }
   return d->copies[d->next.fetch_add(1, std::memory_order_relaxed) % d->copies.size()];

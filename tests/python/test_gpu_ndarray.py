@@ -116,7 +116,7 @@ def test_autograd_on_the_gpu():
     assert g.grad.context == mx.gpu(0)
 
 
-def _train_mlp(ctx, steps=30):
+def _train_mlp(ctx, steps=30, hybridize=False):
     mx.random.seed(3)
     rs = np.random.RandomState(0)
     X = rs.randn(256, 20).astype(np.float32)
@@ -124,6 +124,8 @@ def _train_mlp(ctx, steps=30):
     net = gluon.nn.HybridSequential()
     net.add(gluon.nn.Dense(32, activation="relu"), gluon.nn.Dense(2))
     net.initialize(mx.init.Xavier(), ctx=ctx)
+    if hybridize:
+        net.hybridize(static_alloc=True, static_shape=True)
     trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1, "momentum": 0.9})
     loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
     data, label = nd.array(X, ctx=ctx), nd.array(y, ctx=ctx)
@@ -144,6 +146,8 @@ def test_gluon_mlp_trains_on_the_gpu_as_on_the_cpu():
     gpu = _train_mlp(mx.gpu(0))
     assert gpu[-1] < 0.5 * gpu[0]
     np.testing.assert_allclose(gpu, cpu, rtol=2e-3, atol=2e-4)
+    hybrid = _train_mlp(mx.gpu(0), hybridize=True)
+    np.testing.assert_allclose(hybrid, cpu, rtol=2e-3, atol=2e-4)
 
 
 @pytest.mark.gpu
