@@ -32,7 +32,7 @@ fi
   2>&1 | tee "$out/smoke.log" || exit 1
 cd "$root"
 workers="${GPU_TEST_WORKERS:-8}"
-"$py" -m pytest -q -p no:cacheprovider -n "$workers" --timeout 300 -rs tests/python/test_gpu_ndarray.py \
+timeout "${GPU_TEST_TIMEOUT:-600}" "$py" -m pytest -q -p no:cacheprovider -n "$workers" --timeout 300 -rs tests/python/test_gpu_ndarray.py \
   tests/python/test_gpu_consistency.py 2>&1 | tee "$out/gpu_tests.log" | grep -v "^SKIPPED.*has no CUDA kernel" | tail -150
 "$py" -m pytest -q -p no:cacheprovider -s tests/python/test_gpu_consistency.py -k coverage 2>&1 \
   | grep "GPU kernels:" | tee "$out/gpu_coverage.log"

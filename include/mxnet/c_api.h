@@ -166,6 +166,11 @@ MXNET_DLL int MXNDArrayGetVersions(uint32_t num, const NDArrayHandle* handles, u
 MXNET_DLL int MXNDArraySyncCopyFromCPU(NDArrayHandle handle, const void* data, size_t size);
 MXNET_DLL int MXNDArraySyncCopyToCPU(NDArrayHandle handle, void* data, size_t size);
 MXNET_DLL int MXNDArraySyncCopyFromNDArray(NDArrayHandle handle_dst, const NDArrayHandle handle_src, const int i);
+/*!
+ * \brief Queues a copy of src's elements into dst (same size; any contexts, host or GPU, and any
+ *        dtypes): returns at once, later readers of dst wait for it. Not recorded by autograd.
+ */
+MXNET_DLL int MXNDArrayCopyFromTo(NDArrayHandle handle_src, NDArrayHandle handle_dst);
 MXNET_DLL int MXNDArrayWaitToRead(NDArrayHandle handle);
 MXNET_DLL int MXNDArrayWaitToWrite(NDArrayHandle handle);
 MXNET_DLL int MXNDArrayWaitAll();

@@ -199,6 +199,12 @@ int MXNDArraySyncCopyFromNDArray(NDArrayHandle handle_dst, const NDArrayHandle h
   API_END();
 }
 
+int MXNDArrayCopyFromTo(NDArrayHandle handle_src, NDArrayHandle handle_dst) {
+  API_BEGIN();
+  mxnet::CopyFromTo(*ND(handle_src), *ND(handle_dst));
+  API_END();
+}
+
 int MXNDArrayWaitToRead(NDArrayHandle handle) {
   API_BEGIN();
   ND(handle)->WaitToRead();

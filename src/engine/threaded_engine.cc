@@ -255,6 +255,8 @@ void ThreadedEngine::ExecuteOprBlock(RunContext rctx, OprBlock* block) {
   try {
     if (opr->sync_fn) {
       opr->sync_fn(rctx);
+      // A GPU op only queued its work: it is done when its stream is.
+      if (rctx.stream) SyncStream(rctx);
       ran = true;
     } else {
       opr->fn(rctx, CallbackOnComplete(&ThreadedEngine::OnCompleteStatic, this, block));

@@ -1,7 +1,7 @@
 """Every op-harness row (tests/python/op_rows/) whose op has a CUDA kernel runs on cpu(0) and
 gpu(0) with the same inputs, in each of the row's dtypes; outputs and gradients must agree
-within the row's tolerances. Random samplers draw the same Philox stream on both devices, so
-their rows are compared like the others. Skips without a CUDA device."""
+within the row's tolerances. Sampler rows (no numpy reference) run their property check on the
+GPU's draws: each device has its own random stream. Skips without a CUDA device."""
 import pytest
 
 import mxnet as mx

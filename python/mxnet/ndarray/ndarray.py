@@ -210,13 +210,19 @@ class NDArray(object):
         if isinstance(other, NDArray):
             if other.handle is self.handle:
                 return other
+            if other.context != self.context or other.dtype != self.dtype:
+                if other.shape != self.shape:
+                    raise ValueError("copyto: shape %s differs from the target's %s" % (self.shape, other.shape))
+                # Between devices (or dtypes): an engine copy on the devices' copy streams.
+                check_call(_LIB.MXNDArrayCopyFromTo(self.handle, other.handle))
+                return other
             return _op("_copy", self, out=other)
         if isinstance(other, Context):
             if other == self.context:
                 return _op("_copy", self)
             hret = _new_alloc(self.shape, other, self.dtype if self._dtype_flag != _BF16 else "bfloat16")
             if self.context.device_type == "gpu" or other.device_type == "gpu":
-                hret._sync_copyfrom(self.asnumpy())
+                check_call(_LIB.MXNDArrayCopyFromTo(self.handle, hret.handle))
                 return hret
             # Host contexts share one memory: an engine copy, recorded by autograd as 1.x's is.
             return _op("_copy", self, out=hret)

@@ -13,6 +13,7 @@
 
 #include "mxnet/op.h"
 #include "mxnet/tensor.h"
+#include "mxnet/xinline.h"
 #include "operator/common/parallel.h"
 
 namespace mxnet {
@@ -45,7 +46,7 @@ using real_compute_t = std::conditional_t<std::is_integral_v<T>, double, compute
  *        that call it stay vectorisable; kAddTo accumulates in the compute type.
  */
 template <typename T, typename V>
-inline void Store(T* out, OpReqType req, V v) {
+MXNET_XINLINE void Store(T* out, OpReqType req, V v) {
   if (req == kAddTo) {
     *out = static_cast<T>(static_cast<compute_t<T>>(*out) + static_cast<compute_t<T>>(v));
   } else {
@@ -170,7 +171,7 @@ inline void MapTernary(const T* a, const T* b, const T* c, T* out, int64_t n, Op
 
 /*! \brief Copies n elements converting between storage types (through the compute type of the source). */
 template <typename S, typename D>
-inline D CastValue(S v) {
+MXNET_XINLINE D CastValue(S v) {
   if constexpr (std::is_same_v<D, bool>) {
     return static_cast<compute_t<S>>(v) != compute_t<S>(0);
   } else if constexpr (std::is_same_v<D, half_t> || std::is_same_v<D, bf16_t>) {

@@ -21,21 +21,39 @@ namespace op {
 /*! \brief take/pick index modes, numbered as MXNet's enum. */
 enum IndexMode { kIndexRaise = 0, kIndexWrap = 1, kIndexClip = 2 };
 
-/*! \brief The index array as int64 (floats truncate toward zero, as MXNet casts them). */
+/*! \brief One index value as int64 (floats truncate toward zero, as MXNet casts them; non-finite gives 0). */
+template <typename IType>
+MXNET_XINLINE int64_t IndexValue(IType v) {
+  if constexpr (std::is_integral_v<IType>) {
+    return static_cast<int64_t>(v);
+  } else {
+    const double d = static_cast<double>(static_cast<real_compute_t<IType>>(v));
+    return std::isfinite(d) ? static_cast<int64_t>(d) : 0;
+  }
+}
+
+/*! \brief The index array as int64 (see IndexValue). */
 inline std::vector<int64_t> ReadIndices(const TBlob& b) {
   std::vector<int64_t> idx(static_cast<size_t>(b.Size()));
   MXNET_TYPE_SWITCH(b.type_flag_, IType, {
     const IType* p = static_cast<const IType*>(b.dptr_);
-    ParallelFor(b.Size(), [&](int64_t i) {
-      if constexpr (std::is_integral_v<IType>) {
-        idx[i] = static_cast<int64_t>(p[i]);
-      } else {
-        const double v = static_cast<double>(static_cast<real_compute_t<IType>>(p[i]));
-        idx[i] = std::isfinite(v) ? static_cast<int64_t>(v) : 0;
-      }
-    });
+    ParallelFor(b.Size(), [&](int64_t i) { idx[i] = IndexValue(p[i]); });
   });
   return idx;
+}
+
+/*! \brief Whether raise mode accepts i for an axis of length n (negatives count from the end). */
+MXNET_XINLINE bool IndexInBounds(int64_t i, int64_t n) { return i >= -n && i < n; }
+
+/*! \brief Maps i into [0, n) under `mode`; in raise mode i must be IndexInBounds. */
+MXNET_XINLINE int64_t MapIndex(int64_t i, int64_t n, int mode) {
+  if (mode == kIndexWrap) {
+    if (n == 0) return 0;
+    i %= n;
+    return i < 0 ? i + n : i;
+  }
+  if (mode == kIndexRaise) return i < 0 ? i + n : i;
+  return i < 0 ? 0 : (i >= n ? n - 1 : i);
 }
 
 /*! \brief ReadIndices resolved serially against n (raise mode may throw). */
@@ -46,17 +64,9 @@ inline std::vector<int64_t> ResolvedIndices(const TBlob& b, int64_t n, int mode,
  *        it outside parallel regions: an exception must not leave an OpenMP loop).
  */
 inline int64_t ResolveIndex(int64_t i, int64_t n, int mode, const char* op_name) {
-  if (mode == kIndexWrap) {
-    if (n == 0) return 0;
-    i %= n;
-    return i < 0 ? i + n : i;
-  }
-  if (mode == kIndexRaise) {
-    if (i < -n || i >= n)
-      MX_THROW("IndexError") << op_name << ": index " << i << " is out of bounds for axis of size " << n;
-    return i < 0 ? i + n : i;
-  }
-  return i < 0 ? 0 : (i >= n ? n - 1 : i);
+  if (mode == kIndexRaise && !IndexInBounds(i, n))
+    MX_THROW("IndexError") << op_name << ": index " << i << " is out of bounds for axis of size " << n;
+  return MapIndex(i, n, mode);
 }
 
 inline std::vector<int64_t> ResolvedIndices(const TBlob& b, int64_t n, int mode, const char* op_name) {

@@ -18,6 +18,21 @@
 namespace mxnet {
 namespace op {
 
+/*!
+ * \brief Offset (from the walk's start) of the element at row-major position `linear` of a
+ *        walk over the first `nd` dims of shape/stride. Shared by the CPU rows below and the
+ *        CUDA kernels (operator/cuda/strided_walk.cuh), which call it per element.
+ */
+template <typename I>
+MXNET_XINLINE I StridedOffset(const I* shape, const I* stride, int nd, I linear) {
+  I off = 0;
+  for (int d = nd - 1; d >= 0; --d) {
+    off += (linear % shape[d]) * stride[d];
+    linear /= shape[d];
+  }
+  return off;
+}
+
 /*! \brief Calls fn(strided_offset, contiguous_offset, len, inner_stride) per innermost row. */
 template <typename F>
 inline void StridedRows(const std::vector<int64_t>& shape, const std::vector<int64_t>& stride, int64_t offset, F fn) {
@@ -28,12 +43,7 @@ inline void StridedRows(const std::vector<int64_t>& shape, const std::vector<int
   if (nd == 0) return fn(offset, int64_t{0}, int64_t{1}, int64_t{1});
   const int64_t inner = shape[nd - 1], rows = total / inner;
   auto row = [&](int64_t r) {
-    int64_t rem = r, off = offset;
-    for (int d = nd - 2; d >= 0; --d) {
-      off += (rem % shape[d]) * stride[d];
-      rem /= shape[d];
-    }
-    fn(off, r * inner, inner, stride[nd - 1]);
+    fn(offset + StridedOffset(shape.data(), stride.data(), nd - 1, r), r * inner, inner, stride[nd - 1]);
   };
   if (UseParallel(total) && rows > 1) {
 #pragma omp parallel for schedule(static)

@@ -11,23 +11,10 @@
 namespace mxnet {
 namespace op {
 namespace optimizer {
-namespace {
 
-struct MultiSGDParam : public dmlc::Parameter<MultiSGDParam> {
-  FloatTuple lrs, wds;
-  float momentum, rescale_grad, clip_gradient;
-  int num_weights;
-  DMLC_DECLARE_PARAMETER(MultiSGDParam) {
-    DMLC_DECLARE_FIELD(lrs).describe("Learning rates.");
-    DMLC_DECLARE_FIELD(wds).describe(kWdDoc);
-    DMLC_DECLARE_FIELD(momentum).set_default(0.0f).describe(
-        "The decay rate of momentum estimates at each epoch (momentum variants only).");
-    DMLC_DECLARE_FIELD(rescale_grad).set_default(1.0f).describe(kRescaleGradDoc);
-    DMLC_DECLARE_FIELD(clip_gradient).set_default(-1.0f).describe(kClipGradientDoc);
-    DMLC_DECLARE_FIELD(num_weights).set_default(1).set_lower_bound(1).describe("Number of updated weights.");
-  }
-};
 DMLC_REGISTER_PARAMETER(MultiSGDParam);
+
+namespace {
 
 void ParseMultiSGD(NodeAttrs* attrs) {
   ParamParser<MultiSGDParam>(attrs);

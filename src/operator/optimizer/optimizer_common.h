@@ -4,6 +4,7 @@
  *        type of the multi-tensor ops, and one registration helper that gives every update
  *        op the same input layout checks (weight, grad, states of the weight's shape; states
  *        in float32 for the mixed-precision variants), in-place output and mutated states.
+ *        ClipGrad and GradPrep are host+device: the CUDA kernels apply the same rules.
  */
 #ifndef MXNET_OPERATOR_OPTIMIZER_OPTIMIZER_COMMON_H_
 #define MXNET_OPERATOR_OPTIMIZER_OPTIMIZER_COMMON_H_
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "mxnet/op.h"
+#include "mxnet/xinline.h"
 #include "operator/common/op_family.h"
 #include "operator/common/elemwise_kernels.h"
 #include "operator/common/parallel.h"
@@ -26,7 +28,7 @@ namespace optimizer {
 
 /*! \brief clip(x, c) = max(min(x, c), -c); a negative c means no clipping (MXNet's convention). */
 template <typename C>
-inline C ClipGrad(C x, C c) {
+MXNET_XINLINE C ClipGrad(C x, C c) {
   if (c < C(0)) return x;
   return x > c ? c : (x < -c ? -c : x);
 }
@@ -57,10 +59,11 @@ constexpr char kClipGradientDoc[] =
 template <typename C>
 struct GradPrep {
   C rescale, wd, clip;
+  GradPrep() = default;
   template <typename P>
   explicit GradPrep(const P& p) : rescale(C(p.rescale_grad)), wd(C(p.wd)), clip(C(p.clip_gradient)) {}
-  C operator()(C g) const { return ClipGrad(rescale * g, clip); }
-  C operator()(C g, C w) const { return ClipGrad(rescale * g + wd * w, clip); }
+  MXNET_XINLINE C operator()(C g) const { return ClipGrad(rescale * g, clip); }
+  MXNET_XINLINE C operator()(C g, C w) const { return ClipGrad(rescale * g + wd * w, clip); }
 };
 
 /*! \brief A tuple of floats written "(0.1, 0.2)", "[0.1,0.2]" or "0.1" (lrs / wds of multi-tensor ops). */
@@ -118,6 +121,16 @@ void WithWeightType(const TBlob& weight, F&& body) {
 
 /*! \brief Value of a (1,)-shaped input of any real dtype, as double. */
 double ScalarInput(const TBlob& b);
+
+/*!
+ * \brief The CPU loop of a single-tensor update: y[i] = rule(i) under req for every i. The rule
+ *        (a struct of pointers and coefficients in the *_rules.h headers, host+device) updates the
+ *        states of element i itself and returns the new weight; the CUDA kernels call the same rule.
+ */
+template <typename DType, typename Rule>
+void RunUpdateRule(int64_t n, const Rule& rule, DType* y, OpReqType req) {
+  ParallelFor(n, [&](int64_t i) { AssignReq(&y[i], req, rule(i)); });
+}
 
 }  // namespace optimizer
 }  // namespace op

@@ -10,53 +10,12 @@
 namespace mxnet {
 namespace op {
 namespace optimizer {
-namespace {
 
-struct SGDParam : public dmlc::Parameter<SGDParam> {
-  float lr, wd, rescale_grad, clip_gradient;
-  bool lazy_update;
-  DMLC_DECLARE_PARAMETER(SGDParam) {
-    DMLC_DECLARE_FIELD(lr).describe("Learning rate");
-    MXNET_DECLARE_GRAD_FIELDS();
-    DMLC_DECLARE_FIELD(lazy_update)
-        .set_default(true)
-        .describe(
-            "If true, lazy updates are applied if gradient's stype is row_sparse (dense arrays always update every "
-            "row).");
-  }
-};
 DMLC_REGISTER_PARAMETER(SGDParam);
-
-struct SGDMomParam : public dmlc::Parameter<SGDMomParam> {
-  float lr, momentum, wd, rescale_grad, clip_gradient;
-  bool lazy_update;
-  DMLC_DECLARE_PARAMETER(SGDMomParam) {
-    DMLC_DECLARE_FIELD(lr).describe("Learning rate");
-    DMLC_DECLARE_FIELD(momentum).set_default(0.0f).describe("The decay rate of momentum estimates at each epoch.");
-    MXNET_DECLARE_GRAD_FIELDS();
-    DMLC_DECLARE_FIELD(lazy_update)
-        .set_default(true)
-        .describe(
-            "If true, lazy updates are applied if gradient's stype is row_sparse and both weight and momentum have "
-            "the same stype (dense arrays always update every row).");
-  }
-};
 DMLC_REGISTER_PARAMETER(SGDMomParam);
-
-/*! \brief nag_mom_update's parameters: MXNet's NAGMomParam has no lazy_update. */
-struct NAGMomParam : public dmlc::Parameter<NAGMomParam> {
-  float lr, momentum, wd, rescale_grad, clip_gradient;
-  DMLC_DECLARE_PARAMETER(NAGMomParam) {
-    DMLC_DECLARE_FIELD(lr).describe("Learning rate");
-    DMLC_DECLARE_FIELD(momentum).set_default(0.0f).describe("The decay rate of momentum estimates at each epoch.");
-    MXNET_DECLARE_GRAD_FIELDS();
-  }
-};
 DMLC_REGISTER_PARAMETER(NAGMomParam);
 
-SgdCoef CoefOf(const SGDParam& p) { return SgdCoef{p.lr, p.wd, 0.0, p.rescale_grad, p.clip_gradient}; }
-SgdCoef CoefOf(const SGDMomParam& p) { return SgdCoef{p.lr, p.wd, p.momentum, p.rescale_grad, p.clip_gradient}; }
-SgdCoef CoefOf(const NAGMomParam& p) { return SgdCoef{p.lr, p.wd, p.momentum, p.rescale_grad, p.clip_gradient}; }
+namespace {
 
 template <typename P, SgdRule kRule, bool kMP>
 void SgdCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,

@@ -63,6 +63,19 @@ void ParseDistParam(NodeAttrs* attrs) {
   CheckArgs<Dist>(attrs->op->name, attrs->get<DistParam<Dist, kSized>>().args, false);
 }
 
+/*!
+ * \brief Throws the ValueError of a _sample_<dist> op whose parameters p at element j of the
+ *        parameter arrays break the distribution's rule (the CPU and CUDA kernels both call it).
+ */
+template <typename Dist>
+void ThrowBadRowArgs(const std::string& op, const double* p, int64_t j) {
+  try {
+    CheckArgs<Dist>(op, p, true);
+  } catch (const Error& e) {
+    MX_THROW("ValueError") << e.what() << " at element " << j << " of the parameter arrays";
+  }
+}
+
 /*! \brief y[i] = Draw(element i's sub-stream, args_of(i)); the draw runs in double. */
 template <typename Dist, typename ArgsOf>
 void FillSamples(const TBlob& out, OpReqType req, const RandomStream& rs, ArgsOf args_of) {

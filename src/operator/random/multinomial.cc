@@ -10,6 +10,7 @@
 
 #include "mxnet/op.h"
 #include "operator/common/parallel.h"
+#include "operator/random/multinomial.h"
 
 namespace mxnet {
 namespace op {
@@ -76,16 +77,7 @@ std::vector<double> ReadProbabilities(const std::string& op, const TBlob& data, 
     const DType* x = data.dptr<DType>();
     for (int64_t i = 0; i < l.rows * l.k; ++i) p[i] = static_cast<double>(x[i]);
   });
-  for (int64_t r = 0; r < l.rows; ++r) {
-    double sum = 0.0;
-    for (int64_t j = 0; j < l.k; ++j) {
-      const double v = p[r * l.k + j];
-      MX_CHECK_KIND(v >= 0.0 && std::isfinite(v), "ValueError")
-          << op << ": probabilities must be finite and non-negative, got " << v << " in row " << r;
-      sum += v;
-    }
-    MX_CHECK_KIND(sum > 0.0, "ValueError") << op << ": row " << r << " of the probabilities sums to 0";
-  }
+  for (int64_t r = 0; r < l.rows; ++r) random::CheckProbabilityRow(op, &p[r * l.k], l.k, r);
   return p;
 }
 
@@ -97,17 +89,7 @@ void MultinomialCompute(const NodeAttrs& attrs, const OpContext& ctx, const std:
   const int64_t n = out[0].Size();
   std::vector<int64_t> pick(static_cast<size_t>(n));
   ParallelFor(n, [&](int64_t i) {
-    const double* row = &p[(i / l.per) * l.k];
-    const double u = rs.ForElement(i).UniformD();
-    // Inverse CDF; rounding can leave u above the total, then the last possible category wins.
-    double acc = 0.0;
-    int64_t j = 0, last = 0;
-    for (; j < l.k; ++j) {
-      if (row[j] > 0.0) last = j;
-      acc += row[j];
-      if (u < acc) break;
-    }
-    pick[i] = j < l.k ? j : last;
+    pick[i] = random::InverseCdfPick(&p[(i / l.per) * l.k], l.k, rs.ForElement(i).UniformD());
   });
   MXNET_TYPE_SWITCH(out[0].type_flag_, DType, {
     DType* y = out[0].dptr<DType>();
@@ -164,7 +146,8 @@ MXNET_REGISTER_OP(_sample_multinomial)
     .add_arguments(MultinomialParam::__FIELDS__())
     .set_infer_shape(MultinomialShape)
     .set_infer_type(MultinomialType)
-    .set_resource_request(std::vector<ResourceRequest>{ResourceRequest::kRandom})
+    // Temp space: the CUDA kernel's flag for the first invalid row of probabilities.
+    .set_resource_request(std::vector<ResourceRequest>{ResourceRequest::kRandom, ResourceRequest::kTempSpace})
     .set_compute(Context::kCPU, MultinomialCompute)
     .set_gradient([](const NodePtr& n, const std::vector<NodeEntry>& ograds) {
       if (!n->attrs.get<MultinomialParam>().get_prob) return ZeroGrads(n, ograds);
@@ -192,6 +175,8 @@ MXNET_REGISTER_OP(_backward_sample_multinomial)
       AssignType(attrs, &(*out)[0], (*in)[1], "output", 0);
       return true;
     })
+    // Temp space: the CUDA kernel accumulates the per-category sums in double there.
+    .set_resource_request(std::vector<ResourceRequest>{ResourceRequest::kTempSpace})
     .set_compute(Context::kCPU, MultinomialBackward);
 
 }  // namespace op

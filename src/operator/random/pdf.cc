@@ -19,15 +19,11 @@ namespace op {
 namespace random {
 namespace {
 
-struct PdfParam : public dmlc::Parameter<PdfParam> {
-  bool is_log;
-  DMLC_DECLARE_PARAMETER(PdfParam) {
-    DMLC_DECLARE_FIELD(is_log).set_default(false).describe(
-        "If true, the logarithm of the density (probability mass for discrete distributions) is "
-        "computed instead.");
-  }
-};
+}  // namespace
+
 DMLC_REGISTER_PARAMETER(PdfParam);
+
+namespace {
 
 bool IsFloat(int t) { return t == kFloat32 || t == kFloat64 || t == kFloat16 || t == kBfloat16; }
 
@@ -104,9 +100,6 @@ bool BackwardShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<
   }
   return known;
 }
-
-/*! \brief Samples per distribution: the sample size over the number of distributions. */
-int64_t PerDistribution(int64_t total, int64_t n) { return n > 0 ? total / n : 0; }
 
 template <typename D>
 void PdfForward(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
@@ -257,6 +250,12 @@ Op& PdfBackwardCommon(Op& op, int num_params, FCompute fc) {
       .set_compute(Context::kCPU, std::move(fc));
 }
 
+/*! \brief Dirichlet's backward: its CUDA kernel keeps per-sample terms in temp space. */
+Op& DirichletBackwardFamily(Op& op) {
+  return PdfBackwardCommon(op, 1, DirichletBackward)
+      .set_resource_request(std::vector<ResourceRequest>{ResourceRequest::kTempSpace});
+}
+
 template <typename D>
 Op& PdfBackwardFamily(Op& op) {
   return PdfBackwardCommon(op, D::kNumParams, PdfBackward<D>);
@@ -291,7 +290,7 @@ Op& DirichletFamily(Op& op) {
   MXNET_REGISTER_OP_FAMILY(_backward_pdf_poisson, PdfBackwardFamily<PdfPoisson>);
   MXNET_REGISTER_OP_FAMILY(_backward_pdf_negative_binomial, PdfBackwardFamily<PdfNegBinomial>);
   MXNET_REGISTER_OP_FAMILY(_backward_pdf_generalized_negative_binomial, PdfBackwardFamily<PdfGenNegBinomial>);
-  MXNET_REGISTER_OP_FAMILY(_backward_pdf_dirichlet, PdfBackwardCommon, 1, DirichletBackward);
+  MXNET_REGISTER_OP_FAMILY(_backward_pdf_dirichlet, DirichletBackwardFamily);
   return true;
 }();
 

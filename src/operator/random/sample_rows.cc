@@ -80,14 +80,8 @@ std::vector<double> ReadArgs(const std::string& op, const std::vector<TBlob>& in
       for (int64_t j = 0; j < n; ++j) args[j * Dist::kNumArgs + k] = static_cast<double>(p[j]);
     });
   }
-  for (int64_t j = 0; j < n; ++j) {
-    if (Dist::Invalid(&args[j * Dist::kNumArgs]) == nullptr) continue;
-    try {
-      CheckArgs<Dist>(op, &args[j * Dist::kNumArgs], true);
-    } catch (const Error& e) {
-      MX_THROW("ValueError") << e.what() << " at element " << j << " of the parameter arrays";
-    }
-  }
+  for (int64_t j = 0; j < n; ++j)
+    if (Dist::Invalid(&args[j * Dist::kNumArgs]) != nullptr) ThrowBadRowArgs<Dist>(op, &args[j * Dist::kNumArgs], j);
   return args;
 }
 
@@ -119,7 +113,8 @@ Op& RowsSamplerFamily(Op& op) {
       .add_arguments(SampleRowsParam::__FIELDS__())
       .set_infer_shape(RowsShape<Dist>)
       .set_infer_type(RowsType<Dist>)
-      .set_resource_request(std::vector<ResourceRequest>{ResourceRequest::kRandom})
+      // Temp space: the CUDA kernel's flag for the first invalid parameter element.
+      .set_resource_request(std::vector<ResourceRequest>{ResourceRequest::kRandom, ResourceRequest::kTempSpace})
       .set_compute(Context::kCPU, RowsCompute<Dist>)
       .set_gradient(ZeroGrads);
   return op;

@@ -3,6 +3,8 @@
  * \brief The distributions behind _random_*, _random_*_like and _sample_*: their parameter
  *        names as MXNet spells them, the validity rule, and a draw from one element's
  *        counter-based sub-stream (so a value depends only on seed, launch and index).
+ *        Draw and Invalid are host+device (MXNET_XINLINE): the CUDA samplers call the same code,
+ *        so a GPU draws the numbers the CPU draws from the same stream.
  */
 #ifndef MXNET_OPERATOR_RANDOM_SAMPLERS_H_
 #define MXNET_OPERATOR_RANDOM_SAMPLERS_H_
@@ -11,6 +13,7 @@
 #include <string>
 
 #include "mxnet/op.h"
+#include "mxnet/xinline.h"
 
 namespace mxnet {
 namespace op {
@@ -27,21 +30,28 @@ struct DistArg {
   const char* doc;
 };
 
-/*! \brief log(Gamma(x)) without touching glibc's global signgam (lgamma is not thread-safe). */
-inline double LogGamma(double x) {
+/*!
+ * \brief log(Gamma(x)) without touching glibc's global signgam (lgamma is not thread-safe on
+ *        the host; CUDA's device lgamma keeps no global state).
+ */
+MXNET_XINLINE double LogGamma(double x) {
+#ifdef __CUDA_ARCH__
+  return ::lgamma(x);
+#else
   int sign;
   return lgamma_r(x, &sign);
+#endif
 }
 
 /*! \brief Uniform in (0, 1): never 0, so logarithms of it are finite. */
-inline double OpenUniform(Draws* e) {
+MXNET_XINLINE double OpenUniform(Draws* e) {
   double u = e->UniformD();
   while (u <= 0.0) u = e->UniformD();
   return u;
 }
 
 /*! \brief Gamma(shape alpha, scale beta): Marsaglia & Tsang (2000), boosted for alpha < 1. */
-inline double DrawGamma(Draws* e, double alpha, double beta) {
+MXNET_XINLINE double DrawGamma(Draws* e, double alpha, double beta) {
   double boost = 1.0;
   if (alpha < 1.0) {
     boost = std::pow(OpenUniform(e), 1.0 / alpha);
@@ -62,7 +72,7 @@ inline double DrawGamma(Draws* e, double alpha, double beta) {
 }
 
 /*! \brief Poisson(lam): multiplication of uniforms for small lam, Hoermann's PTRS (1993) above. */
-inline double DrawPoisson(Draws* e, double lam) {
+MXNET_XINLINE double DrawPoisson(Draws* e, double lam) {
   if (lam <= 0.0) return 0.0;
   if (lam < 10.0) {
     const double limit = std::exp(-lam);
@@ -94,8 +104,8 @@ struct UniformDist {
   static constexpr bool kInteger = false;
   static constexpr DistArg kArgs[2] = {{"low", "low", 0.0, false, "Lower bound of the distribution."},
                                        {"high", "high", 1.0, false, "Upper bound of the distribution."}};
-  static const char* Invalid(const double* p) { return p[0] <= p[1] ? nullptr : "low must be <= high"; }
-  static double Draw(Draws* e, const double* p) { return p[0] + (p[1] - p[0]) * e->UniformD(); }
+  static MXNET_XINLINE const char* Invalid(const double* p) { return p[0] <= p[1] ? nullptr : "low must be <= high"; }
+  static MXNET_XINLINE double Draw(Draws* e, const double* p) { return p[0] + (p[1] - p[0]) * e->UniformD(); }
 };
 
 struct NormalDist {
@@ -104,8 +114,10 @@ struct NormalDist {
   static constexpr bool kInteger = false;
   static constexpr DistArg kArgs[2] = {{"loc", "mu", 0.0, false, "Mean of the distribution."},
                                        {"scale", "sigma", 1.0, false, "Standard deviation of the distribution."}};
-  static const char* Invalid(const double* p) { return p[1] > 0.0 ? nullptr : "scale (sigma) must be > 0"; }
-  static double Draw(Draws* e, const double* p) { return p[0] + p[1] * e->Normal(); }
+  static MXNET_XINLINE const char* Invalid(const double* p) {
+    return p[1] > 0.0 ? nullptr : "scale (sigma) must be > 0";
+  }
+  static MXNET_XINLINE double Draw(Draws* e, const double* p) { return p[0] + p[1] * e->Normal(); }
 };
 
 struct GammaDist {
@@ -115,10 +127,10 @@ struct GammaDist {
   static constexpr DistArg kArgs[2] = {
       {"alpha", "alpha", 1.0, false, "Alpha parameter (shape) of the gamma distribution."},
       {"beta", "beta", 1.0, false, "Beta parameter (scale) of the gamma distribution."}};
-  static const char* Invalid(const double* p) {
+  static MXNET_XINLINE const char* Invalid(const double* p) {
     return p[0] > 0.0 && p[1] > 0.0 ? nullptr : "alpha and beta must be > 0";
   }
-  static double Draw(Draws* e, const double* p) { return DrawGamma(e, p[0], p[1]); }
+  static MXNET_XINLINE double Draw(Draws* e, const double* p) { return DrawGamma(e, p[0], p[1]); }
 };
 
 struct ExponentialDist {
@@ -127,8 +139,8 @@ struct ExponentialDist {
   static constexpr bool kInteger = false;
   static constexpr DistArg kArgs[1] = {
       {"lam", "lam", 1.0, false, "Lambda parameter (rate) of the exponential distribution."}};
-  static const char* Invalid(const double* p) { return p[0] > 0.0 ? nullptr : "lam must be > 0"; }
-  static double Draw(Draws* e, const double* p) { return -std::log(OpenUniform(e)) / p[0]; }
+  static MXNET_XINLINE const char* Invalid(const double* p) { return p[0] > 0.0 ? nullptr : "lam must be > 0"; }
+  static MXNET_XINLINE double Draw(Draws* e, const double* p) { return -std::log(OpenUniform(e)) / p[0]; }
 };
 
 struct PoissonDist {
@@ -137,10 +149,10 @@ struct PoissonDist {
   static constexpr bool kInteger = false;
   static constexpr DistArg kArgs[1] = {
       {"lam", "lam", 1.0, false, "Lambda parameter (rate) of the Poisson distribution."}};
-  static const char* Invalid(const double* p) {
+  static MXNET_XINLINE const char* Invalid(const double* p) {
     return p[0] >= 0.0 && std::isfinite(p[0]) ? nullptr : "lam must be >= 0 and finite";
   }
-  static double Draw(Draws* e, const double* p) { return DrawPoisson(e, p[0]); }
+  static MXNET_XINLINE double Draw(Draws* e, const double* p) { return DrawPoisson(e, p[0]); }
 };
 
 /*! \brief Failures before the k-th success with success probability p: Poisson(Gamma(k, (1-p)/p)). */
@@ -150,10 +162,10 @@ struct NegBinomialDist {
   static constexpr bool kInteger = false;
   static constexpr DistArg kArgs[2] = {{"k", "k", 1.0, false, "Limit of unsuccessful experiments."},
                                        {"p", "p", 1.0, false, "Failure probability in each experiment."}};
-  static const char* Invalid(const double* p) {
+  static MXNET_XINLINE const char* Invalid(const double* p) {
     return p[0] > 0.0 && p[1] > 0.0 && p[1] <= 1.0 ? nullptr : "k must be > 0 and p in (0, 1]";
   }
-  static double Draw(Draws* e, const double* p) {
+  static MXNET_XINLINE double Draw(Draws* e, const double* p) {
     if (p[1] >= 1.0) return 0.0;
     return DrawPoisson(e, DrawGamma(e, p[0], (1.0 - p[1]) / p[1]));
   }
@@ -167,10 +179,10 @@ struct GenNegBinomialDist {
   static constexpr DistArg kArgs[2] = {
       {"mu", "mu", 1.0, false, "Mean of the negative binomial distribution."},
       {"alpha", "alpha", 1.0, false, "Alpha (dispersion) parameter of the negative binomial distribution."}};
-  static const char* Invalid(const double* p) {
+  static MXNET_XINLINE const char* Invalid(const double* p) {
     return p[0] >= 0.0 && p[1] >= 0.0 && std::isfinite(p[0]) ? nullptr : "mu and alpha must be >= 0";
   }
-  static double Draw(Draws* e, const double* p) {
+  static MXNET_XINLINE double Draw(Draws* e, const double* p) {
     if (p[1] == 0.0) return DrawPoisson(e, p[0]);
     return DrawPoisson(e, DrawGamma(e, 1.0 / p[1], p[1] * p[0]));
   }
@@ -184,8 +196,8 @@ struct RandintDist {
   static constexpr DistArg kArgs[2] = {
       {"low", "low", 0.0, true, "Lower boundary of the output interval (inclusive)."},
       {"high", "high", 0.0, true, "Upper boundary of the output interval (exclusive)."}};
-  static const char* Invalid(const double* p) { return p[0] < p[1] ? nullptr : "low must be < high"; }
-  static double Draw(Draws* e, const double* p) {
+  static MXNET_XINLINE const char* Invalid(const double* p) { return p[0] < p[1] ? nullptr : "low must be < high"; }
+  static MXNET_XINLINE double Draw(Draws* e, const double* p) {
     const double range = p[1] - p[0];
     const double k = std::floor(e->UniformD() * range);
     return p[0] + (k < range ? k : range - 1.0);

@@ -9,27 +9,17 @@
 
 #include "mxnet/op.h"
 #include "operator/common/parallel.h"
+#include "operator/random/shuffle.h"
 
 namespace mxnet {
 namespace op {
 namespace {
 
-std::vector<int64_t> Permutation(int64_t n, const RandomStream& rs) {
-  std::vector<int64_t> perm(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) perm[i] = i;
-  for (int64_t i = n - 1; i > 0; --i) {
-    int64_t j = static_cast<int64_t>(rs.ForElement(i).UniformD() * static_cast<double>(i + 1));
-    if (j > i) j = i;
-    std::swap(perm[i], perm[j]);
-  }
-  return perm;
-}
-
 void ShuffleCompute(const NodeAttrs&, const OpContext& ctx, const std::vector<TBlob>& in,
                     const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   if (req[0] == kNullOp || in[0].Size() == 0) return;
   const int64_t n = in[0].shape_[0];
-  const std::vector<int64_t> perm = Permutation(n, ctx.requested[0].random);
+  const std::vector<int64_t> perm = random::ShufflePermutation(n, ctx.requested[0].random);
   const size_t row_bytes = in[0].Bytes() / static_cast<size_t>(n);
   // In place, rows would be overwritten before they are read: gather from a copy.
   std::vector<char> copy;
@@ -72,7 +62,8 @@ MXNET_REGISTER_OP(_shuffle)
     .set_inplace_option([](const NodeAttrs&) {
       return InplacePairs{{0, 0}};
     })
-    .set_resource_request(std::vector<ResourceRequest>{ResourceRequest::kRandom})
+    // Temp space: the CUDA kernel's device copy of the permutation (and of the data, in place).
+    .set_resource_request(std::vector<ResourceRequest>{ResourceRequest::kRandom, ResourceRequest::kTempSpace})
     .set_compute(Context::kCPU, ShuffleCompute);
 
 }  // namespace op

@@ -11,18 +11,11 @@
 #include "operator/common/binary_functors.h"
 #include "operator/common/elemwise_kernels.h"
 #include "operator/common/op_family.h"
+#include "operator/tensor/binary_scalar_param.h"
 
 namespace mxnet {
 namespace op {
 
-struct ScalarOpParam : public dmlc::Parameter<ScalarOpParam> {
-  double scalar;
-  bool is_int;
-  DMLC_DECLARE_PARAMETER(ScalarOpParam) {
-    DMLC_DECLARE_FIELD(scalar).set_default(1).describe("scalar input value");
-    DMLC_DECLARE_FIELD(is_int).set_default(true).describe("Indicate whether scalar input is int type");
-  }
-};
 DMLC_REGISTER_PARAMETER(ScalarOpParam);
 
 namespace {

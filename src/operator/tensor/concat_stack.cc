@@ -16,39 +16,13 @@
 #include "operator/common/parallel.h"
 #include "operator/tensor/concat_param.h"
 #include "operator/tensor/join_split.h"
+#include "operator/tensor/stack_split_param.h"
 
 namespace mxnet {
 namespace op {
 
 DMLC_REGISTER_PARAMETER(ConcatParam);
-
-struct StackParam : public dmlc::Parameter<StackParam> {
-  int axis;
-  int num_args;
-  DMLC_DECLARE_PARAMETER(StackParam) {
-    DMLC_DECLARE_FIELD(axis).set_default(0).describe(
-        "The axis in the result array along which the input arrays are stacked.");
-    DMLC_DECLARE_FIELD(num_args).set_lower_bound(1).describe("Number of inputs to be stacked.");
-  }
-};
 DMLC_REGISTER_PARAMETER(StackParam);
-
-struct SliceChannelParam : public dmlc::Parameter<SliceChannelParam> {
-  int num_outputs;
-  int axis;
-  bool squeeze_axis;
-  DMLC_DECLARE_PARAMETER(SliceChannelParam) {
-    DMLC_DECLARE_FIELD(num_outputs)
-        .set_lower_bound(1)
-        .describe(
-            "Number of splits. Note that this should evenly "
-            "divide the length of the `axis`.");
-    DMLC_DECLARE_FIELD(axis).set_default(1).describe("Axis along which to split.");
-    DMLC_DECLARE_FIELD(squeeze_axis)
-        .set_default(false)
-        .describe("If true, Removes the axis with length 1 from the shapes of the output arrays.");
-  }
-};
 DMLC_REGISTER_PARAMETER(SliceChannelParam);
 
 namespace {
@@ -111,13 +85,6 @@ void ConcatBackward(const NodeAttrs& attrs, const OpContext&, const std::vector<
   std::vector<int64_t> mids;
   for (const auto& b : out) mids.push_back(b.shape_[axis]);
   SplitCompute(in[0], out, axis, mids, req);
-}
-
-int StackAxis(const NodeAttrs& attrs, const TShape& in) {
-  const int a = attrs.get<StackParam>().axis, n = in.ndim() + 1;
-  MX_CHECK_KIND(a >= -n && a < n, "ValueError")
-      << attrs.op->name << ": axis " << a << " is out of bounds for stacking inputs of shape " << in;
-  return a < 0 ? a + n : a;
 }
 
 bool StackShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {

@@ -13,6 +13,7 @@
 #include "operator/common/broadcast_util.h"
 #include "operator/common/elemwise_kernels.h"
 #include "operator/common/reduce_kernels.h"
+#include "operator/tensor/clip_param.h"
 
 namespace mxnet {
 namespace op {
@@ -25,13 +26,6 @@ struct CastParam : public dmlc::Parameter<CastParam> {
 };
 DMLC_REGISTER_PARAMETER(CastParam);
 
-struct ClipParam : public dmlc::Parameter<ClipParam> {
-  double a_min, a_max;
-  DMLC_DECLARE_PARAMETER(ClipParam) {
-    DMLC_DECLARE_FIELD(a_min).describe("Minimum value");
-    DMLC_DECLARE_FIELD(a_max).describe("Maximum value");
-  }
-};
 DMLC_REGISTER_PARAMETER(ClipParam);
 
 struct AddNParam : public dmlc::Parameter<AddNParam> {
@@ -340,6 +334,8 @@ MXNET_REGISTER_OP(add_n)
     .set_infer_shape(ElemwiseShape)
     .set_infer_type(ElemwiseType)
     .set_inplace_option([](const NodeAttrs&) { return InplacePairs{{0, 0}}; })
+    // Unused on the CPU; the CUDA kernel accumulates there when it takes the inputs in batches.
+    .set_resource_request(std::vector<ResourceRequest>{ResourceRequest::kTempSpace})
     .set_compute(Context::kCPU, AddNCompute)
     .set_gradient([](const NodePtr& n, const std::vector<NodeEntry>& og) {
       return std::vector<NodeEntry>(n->inputs.size(), og[0]);
@@ -388,6 +384,8 @@ MXNET_REGISTER_OP(_backward_broadcast)
     .add_argument("data", "NDArray-or-Symbol", "Forward input (gives the shape).")
     .set_infer_shape(OutShapeFromSecond)
     .set_infer_type(OutTypeFromInput)
+    // Unused on the CPU; the CUDA kernel keeps the partial sums of long sums there.
+    .set_resource_request(std::vector<ResourceRequest>{ResourceRequest::kTempSpace})
     .set_compute(Context::kCPU, BroadcastBackward);
 
 }  // namespace

@@ -13,33 +13,12 @@
 #include "operator/common/index_util.h"
 #include "operator/common/parallel.h"
 #include "operator/common/strided_copy.h"
+#include "operator/tensor/gather_scatter.h"
 
 namespace mxnet {
 namespace op {
 
-struct ScatterNDParam : public dmlc::Parameter<ScatterNDParam> {
-  TShape shape;
-  DMLC_DECLARE_PARAMETER(ScatterNDParam) {
-    DMLC_DECLARE_FIELD(shape).set_default(TShape()).describe("Shape of output.");
-  }
-};
 DMLC_REGISTER_PARAMETER(ScatterNDParam);
-
-struct OneHotParam : public dmlc::Parameter<OneHotParam> {
-  int depth;
-  double on_value, off_value;
-  int dtype;
-  DMLC_DECLARE_PARAMETER(OneHotParam) {
-    DMLC_DECLARE_FIELD(depth).set_lower_bound(0).describe("Depth of the one hot dimension.");
-    DMLC_DECLARE_FIELD(on_value).set_default(1.0).describe(
-        "The value assigned to the locations represented by "
-        "indices.");
-    DMLC_DECLARE_FIELD(off_value).set_default(0.0).describe(
-        "The value assigned to the locations not represented "
-        "by indices.");
-    DMLC_DECLARE_FIELD(dtype).set_default(kFloat32).MXNET_ADD_ALL_DTYPES.describe("DType of the output");
-  }
-};
 DMLC_REGISTER_PARAMETER(OneHotParam);
 
 namespace {
@@ -159,6 +138,8 @@ struct Registrar {
           return true;
         })
         .set_infer_type(TypeOfFirst)
+        // the CUDA kernels resolve the indices into scratch memory
+        .set_resource_request(std::vector<ResourceRequest>{ResourceRequest::kTempSpace})
         .set_compute(Context::kCPU, GatherND)
         .set_gradient([](const NodePtr& n, const std::vector<NodeEntry>& og) {
           return std::vector<NodeEntry>{
@@ -178,6 +159,8 @@ struct Registrar {
         .set_attr_parser(ParamParser<ScatterNDParam>)
         .set_infer_shape(ScatterShape)
         .set_infer_type(TypeOfFirst)
+        // the CUDA kernels resolve the indices into scratch memory
+        .set_resource_request(std::vector<ResourceRequest>{ResourceRequest::kTempSpace})
         .set_compute(Context::kCPU,
                      [](const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
                         const std::vector<OpReqType>& req,
@@ -202,6 +185,8 @@ struct Registrar {
         .set_attr_parser(ParamParser<ScatterNDParam>)
         .set_infer_shape(ScatterShape)
         .set_infer_type(TypeOfFirst)
+        // the CUDA kernels resolve the indices into scratch memory
+        .set_resource_request(std::vector<ResourceRequest>{ResourceRequest::kTempSpace})
         .set_compute(Context::kCPU, [](const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
                                        const std::vector<OpReqType>& req,
                                        const std::vector<TBlob>& out) { ScatterInto(attrs, in, req[0], out[0], true); })
@@ -233,6 +218,8 @@ struct Registrar {
           AssignType(attrs, &(*out)[0], attrs.get<OneHotParam>().dtype, "output", 0);
           return (*in)[0] >= 0;
         })
+        // the CUDA kernels resolve the indices into scratch memory
+        .set_resource_request(std::vector<ResourceRequest>{ResourceRequest::kTempSpace})
         .set_compute(Context::kCPU, OneHot)
         .set_gradient(ZeroGrads);
   }

@@ -13,104 +13,18 @@
 #include "operator/common/op_family.h"
 #include "operator/common/parallel.h"
 #include "operator/common/param_text.h"
+#include "operator/tensor/init_param.h"
 
 namespace mxnet {
 namespace op {
-namespace {
 
-struct InitParam : public dmlc::Parameter<InitParam> {
-  TShape shape;
-  std::string ctx;
-  int dtype;
-  DMLC_DECLARE_PARAMETER(InitParam) {
-    DMLC_DECLARE_FIELD(shape).set_default(TShape()).describe("The shape of the output");
-    DMLC_DECLARE_FIELD(ctx).set_default("").describe(
-        "Context of output, in format [cpu|gpu|cpu_pinned](n). Only used for imperative calls.");
-    DMLC_DECLARE_FIELD(dtype).set_default(kFloat32).MXNET_ADD_ALL_DTYPES.describe("Target data type.");
-  }
-};
 DMLC_REGISTER_PARAMETER(InitParam);
-
-struct FullParam : public dmlc::Parameter<FullParam> {
-  TShape shape;
-  std::string ctx;
-  int dtype;
-  double value;
-  DMLC_DECLARE_PARAMETER(FullParam) {
-    DMLC_DECLARE_FIELD(shape).set_default(TShape()).describe("The shape of the output");
-    DMLC_DECLARE_FIELD(ctx).set_default("").describe(
-        "Context of output, in format [cpu|gpu|cpu_pinned](n). Only used for imperative calls.");
-    DMLC_DECLARE_FIELD(dtype).set_default(kFloat32).MXNET_ADD_ALL_DTYPES.describe("Target data type.");
-    DMLC_DECLARE_FIELD(value).describe("Value with which to fill newly created tensor");
-  }
-};
 DMLC_REGISTER_PARAMETER(FullParam);
-
-struct RangeParam : public dmlc::Parameter<RangeParam> {
-  double start;
-  dmlc::optional<double> stop;
-  double step;
-  int repeat;
-  bool infer_range;
-  std::string ctx;
-  int dtype;
-  DMLC_DECLARE_PARAMETER(RangeParam) {
-    DMLC_DECLARE_FIELD(start).describe("Start of interval. The interval includes this value.");
-    DMLC_DECLARE_FIELD(stop)
-        .set_default(dmlc::optional<double>())
-        .describe(
-            "End of interval. The interval does not include this value, except in some cases where step is not an "
-            "integer and floating point round-off affects the length of out. Without stop, the range is [0, start).");
-    DMLC_DECLARE_FIELD(step).set_default(1).describe("Spacing between values.");
-    DMLC_DECLARE_FIELD(repeat).set_default(1).set_lower_bound(1).describe(
-        "The repeating time of all elements. E.g repeat=3, the element a will be repeated three times --> a, a, a.");
-    DMLC_DECLARE_FIELD(infer_range)
-        .set_default(false)
-        .describe("When set to True, infer the stop position from the start, step, repeat, and output tensor size.");
-    DMLC_DECLARE_FIELD(ctx).set_default("").describe(
-        "Context of output, in format [cpu|gpu|cpu_pinned](n). Only used for imperative calls.");
-    DMLC_DECLARE_FIELD(dtype).set_default(kFloat32).MXNET_ADD_ALL_DTYPES.describe("Target data type.");
-  }
-};
 DMLC_REGISTER_PARAMETER(RangeParam);
-
-struct LinspaceParam : public dmlc::Parameter<LinspaceParam> {
-  double start, stop;
-  int num;
-  bool endpoint;
-  std::string ctx;
-  int dtype;
-  DMLC_DECLARE_PARAMETER(LinspaceParam) {
-    DMLC_DECLARE_FIELD(start).describe("The starting value of the sequence.");
-    DMLC_DECLARE_FIELD(stop).describe(
-        "The ending value of the sequence; excluded when endpoint is False (num + 1 evenly spaced samples, the "
-        "last dropped).");
-    DMLC_DECLARE_FIELD(num).set_lower_bound(0).describe("Number of samples to generate. Must be non-negative.");
-    DMLC_DECLARE_FIELD(endpoint).set_default(true).describe("If True, stop is the last sample.");
-    DMLC_DECLARE_FIELD(ctx).set_default("").describe(
-        "Context of output, in format [cpu|gpu|cpu_pinned](n). Only used for imperative calls.");
-    DMLC_DECLARE_FIELD(dtype).set_default(kFloat32).MXNET_ADD_ALL_DTYPES.describe("Target data type.");
-  }
-};
 DMLC_REGISTER_PARAMETER(LinspaceParam);
-
-struct EyeParam : public dmlc::Parameter<EyeParam> {
-  int64_t N, M, k;
-  std::string ctx;
-  int dtype;
-  DMLC_DECLARE_PARAMETER(EyeParam) {
-    DMLC_DECLARE_FIELD(N).set_lower_bound(0).describe("Number of rows in the output.");
-    DMLC_DECLARE_FIELD(M).set_default(0).set_lower_bound(0).describe(
-        "Number of columns in the output. If 0, defaults to N");
-    DMLC_DECLARE_FIELD(k).set_default(0).describe(
-        "Index of the diagonal. 0 (the default) refers to the main diagonal. A positive value refers to an upper "
-        "diagonal, and a negative value to a lower diagonal.");
-    DMLC_DECLARE_FIELD(ctx).set_default("").describe(
-        "Context of output, in format [cpu|gpu|cpu_pinned](n). Only used for imperative calls.");
-    DMLC_DECLARE_FIELD(dtype).set_default(kFloat32).MXNET_ADD_ALL_DTYPES.describe("Target data type.");
-  }
-};
 DMLC_REGISTER_PARAMETER(EyeParam);
+
+namespace {
 
 /*! \brief The output takes `shape` when given; otherwise the shape of a caller-provided output. */
 bool ShapeFromParam(const NodeAttrs& attrs, const TShape& shape, std::vector<TShape>* out) {
@@ -174,12 +88,6 @@ void FullCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBl
 void EmptyCompute(const NodeAttrs&, const OpContext&, const std::vector<TBlob>&, const std::vector<OpReqType>&,
                   const std::vector<TBlob>&) {}
 
-/*! \brief (start, stop) after MXNet's rule: a missing stop means the range [0, start). */
-void RangeBounds(const RangeParam& p, double* start, double* stop) {
-  *start = p.stop.has_value() ? p.start : 0.0;
-  *stop = p.stop.has_value() ? p.stop.value() : p.start;
-}
-
 bool RangeShape(const NodeAttrs& attrs, std::vector<TShape>*, std::vector<TShape>* out) {
   const auto& p = attrs.get<RangeParam>();
   const std::string& name = attrs.op->name;
@@ -206,13 +114,7 @@ bool RangeShape(const NodeAttrs& attrs, std::vector<TShape>*, std::vector<TShape
 
 void RangeCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>&,
                   const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
-  const auto& p = attrs.get<RangeParam>();
-  double start, stop;
-  RangeBounds(p, &start, &stop);
-  const double step = p.step;
-  const int64_t repeat = p.repeat;
-  // start + k*step for each element, not a running sum, so no error accumulates.
-  FillWith(out[0], req[0], [=](int64_t i) { return start + static_cast<double>(i / repeat) * step; });
+  FillWith(out[0], req[0], RangeValue(attrs.get<RangeParam>()));
 }
 
 bool LinspaceShape(const NodeAttrs& attrs, std::vector<TShape>*, std::vector<TShape>* out) {
@@ -225,14 +127,7 @@ bool LinspaceShape(const NodeAttrs& attrs, std::vector<TShape>*, std::vector<TSh
 
 void LinspaceCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>&,
                      const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
-  const auto& p = attrs.get<LinspaceParam>();
-  const int64_t intervals = p.endpoint ? p.num - 1 : p.num;
-  const double start = p.start, stop = p.stop;
-  const double step = intervals > 0 ? (stop - start) / static_cast<double>(intervals) : 0.0;
-  const bool exact_end = p.endpoint && p.num > 1;
-  const int64_t last = p.num - 1;
-  // The endpoint is written exactly, as numpy does, rather than start + (num-1)*step.
-  FillWith(out[0], req[0], [=](int64_t i) { return exact_end && i == last ? stop : start + step * i; });
+  FillWith(out[0], req[0], LinspaceValue(attrs.get<LinspaceParam>()));
 }
 
 bool EyeShape(const NodeAttrs& attrs, std::vector<TShape>*, std::vector<TShape>* out) {
@@ -243,9 +138,7 @@ bool EyeShape(const NodeAttrs& attrs, std::vector<TShape>*, std::vector<TShape>*
 
 void EyeCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>&, const std::vector<OpReqType>& req,
                 const std::vector<TBlob>& out) {
-  const auto& p = attrs.get<EyeParam>();
-  const int64_t cols = out[0].shape_[1], k = p.k;
-  FillWith(out[0], req[0], [=](int64_t i) { return (i % cols) - (i / cols) == k ? 1.0 : 0.0; });
+  FillWith(out[0], req[0], EyeValue{out[0].shape_[1], attrs.get<EyeParam>().k});
 }
 
 template <typename P>

@@ -15,34 +15,11 @@
 #include "operator/common/parallel.h"
 #include "operator/common/param_text.h"
 #include "operator/common/strided_copy.h"
+#include "operator/tensor/pad.h"
 
 namespace mxnet {
 namespace op {
 
-enum PadMode { kPadConstant = 0, kPadEdge = 1, kPadReflect = 2 };
-
-struct PadParam : public dmlc::Parameter<PadParam> {
-  int mode;
-  TShape pad_width;
-  double constant_value;
-  DMLC_DECLARE_PARAMETER(PadParam) {
-    DMLC_DECLARE_FIELD(mode)
-        .add_enum("constant", kPadConstant)
-        .add_enum("edge", kPadEdge)
-        .add_enum("reflect", kPadReflect)
-        .describe(
-            "Padding type to use. \"constant\" pads with `constant_value`, \"edge\" pads using the edge "
-            "values of the input array, \"reflect\" pads by reflecting values with respect to the edges.");
-    DMLC_DECLARE_FIELD(pad_width).describe(
-        "Widths of the padding regions applied to the edges of each axis: (before_1, after_1, ..., before_N, "
-        "after_N), 2*N values for an N-d input.");
-    DMLC_DECLARE_FIELD(constant_value)
-        .set_default(0.0)
-        .describe(
-            "The value used for padding when `mode` is "
-            "\"constant\".");
-  }
-};
 DMLC_REGISTER_PARAMETER(PadParam);
 
 namespace {
@@ -66,38 +43,14 @@ void CheckPad(const NodeAttrs& attrs, const TShape& s) {
   }
 }
 
-/*! \brief Input coordinate read by output coordinate o along an axis of length n; -1 = padding value. */
-inline int64_t SourceCoord(int64_t o, int64_t before, int64_t n, int mode) {
-  int64_t c = o - before;
-  if (c >= 0 && c < n) return c;
-  if (mode == kPadConstant) return -1;
-  if (mode == kPadEdge) return c < 0 ? 0 : n - 1;
-  if (n == 1) return 0;
-  const int64_t period = 2 * (n - 1);  // reflect without repeating the edge, as numpy
-  c %= period;
-  if (c < 0) c += period;
-  return c < n ? c : period - c;
-}
-
 /*! \brief Calls fn(out_index, in_index or -1) for every output element (parallel over outputs). */
 template <typename F>
 void ForEachPadded(const NodeAttrs& attrs, const TShape& is, const TShape& os, F fn) {
   const auto& p = attrs.get<PadParam>();
   const int n = is.ndim();
-  const auto ist = ContiguousStrides(is);
+  const PadGeometry g(p, is, os);
   ParallelFor(os.Size(), [&](int64_t e) {
-    int64_t rem = e, src = 0;
-    bool pad = false;
-    for (int i = n - 1; i >= 0; --i) {
-      const int64_t o = rem % os[i];
-      rem /= os[i];
-      const int64_t c = SourceCoord(o, p.pad_width[2 * i], is[i], p.mode);
-      if (c < 0)
-        pad = true;
-      else
-        src += c * ist[i];
-    }
-    fn(e, pad ? -1 : src);
+    fn(e, PaddedSource(e, n, g.os.data(), g.is.data(), g.ist.data(), g.before.data(), p.mode));
   });
 }
 

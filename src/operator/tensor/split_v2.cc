@@ -15,60 +15,21 @@
 #include "operator/common/elemwise_kernels.h"
 #include "operator/common/op_family.h"
 #include "operator/common/parallel.h"
+#include "operator/tensor/split_v2.h"
 
 namespace mxnet {
 namespace op {
-namespace {
 
-struct SplitV2Param : public dmlc::Parameter<SplitV2Param> {
-  TShape indices;
-  int axis;
-  bool squeeze_axis;
-  int sections;
-  DMLC_DECLARE_PARAMETER(SplitV2Param) {
-    DMLC_DECLARE_FIELD(indices).describe(
-        "Where the pieces start along the axis (piece i ends where piece i+1 starts, the last at the end).");
-    DMLC_DECLARE_FIELD(axis).set_default(1).describe("Axis along which to split.");
-    DMLC_DECLARE_FIELD(squeeze_axis)
-        .set_default(false)
-        .describe("If true, removes the split axis from the outputs; every piece must then have length 1.");
-    DMLC_DECLARE_FIELD(sections).set_default(0).set_lower_bound(0).describe(
-        "Number of equal pieces; 0 splits at `indices` instead.");
-  }
-};
 DMLC_REGISTER_PARAMETER(SplitV2Param);
 
-int NumPieces(const NodeAttrs& attrs) {
-  const auto& p = attrs.get<SplitV2Param>();
-  return p.sections > 0 ? p.sections : p.indices.ndim();
-}
-
-/*! \brief Start of each piece along the axis, plus the axis length at the end; checked. */
-std::vector<dim_t> Bounds(const NodeAttrs& attrs, dim_t length) {
-  const auto& p = attrs.get<SplitV2Param>();
-  std::vector<dim_t> b;
-  if (p.sections > 0) {
-    MX_CHECK_KIND(length % p.sections == 0, "ValueError")
-        << attrs.op->name << ": sections=" << p.sections << " does not evenly divide the axis of length " << length;
-    for (int i = 0; i <= p.sections; ++i) b.push_back(length / p.sections * i);
-    return b;
-  }
-  MX_CHECK_KIND(p.indices.ndim() > 0, "ValueError") << attrs.op->name << ": indices must not be empty when sections=0";
-  b.assign(p.indices.begin(), p.indices.end());
-  b.push_back(length);
-  for (size_t i = 0; i + 1 < b.size(); ++i)
-    MX_CHECK_KIND(b[i] >= 0 && b[i] <= b[i + 1], "ValueError")
-        << attrs.op->name << ": indices " << p.indices << " must be non-decreasing and within the axis of length "
-        << length;
-  return b;
-}
+namespace {
 
 bool SplitV2Shape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
   const auto& p = attrs.get<SplitV2Param>();
   const TShape& s = (*in)[0];
   if (!s.IsKnown()) return false;
   const int axis = CheckAxis(attrs, p.axis, s);
-  const std::vector<dim_t> b = Bounds(attrs, s[axis]);
+  const std::vector<dim_t> b = SplitV2Bounds(attrs, s[axis]);
   for (size_t i = 0; i < out->size(); ++i) {
     std::vector<dim_t> o(s.begin(), s.end());
     const dim_t len = b[i + 1] - b[i];
@@ -129,7 +90,7 @@ void SplitV2Move(const NodeAttrs& attrs, bool to_whole, const TBlob& whole, cons
                  const std::vector<OpReqType>& req) {
   const int axis = CheckAxis(attrs, attrs.get<SplitV2Param>().axis, whole.shape_);
   const AxisView v = ViewAround(whole.shape_, axis);
-  const std::vector<dim_t> b = Bounds(attrs, v.mid);
+  const std::vector<dim_t> b = SplitV2Bounds(attrs, v.mid);
   MXNET_TYPE_SWITCH(whole.type_flag_, T, {
     std::vector<T*> ptrs;
     for (const TBlob& t : pieces) ptrs.push_back(t.dptr<T>());
@@ -153,7 +114,7 @@ MXNET_REGISTER_OP(_split_v2)
         "Splits an array along an axis into `sections` equal pieces, or at `indices`: piece i runs from "
         "indices[i] to indices[i+1] (the last piece to the end of the axis).")
     .set_num_inputs(1)
-    .set_num_outputs([](const NodeAttrs& a) { return static_cast<uint32_t>(NumPieces(a)); })
+    .set_num_outputs([](const NodeAttrs& a) { return static_cast<uint32_t>(SplitV2NumPieces(a)); })
     .add_argument("data", "NDArray-or-Symbol", "The input")
     .add_arguments(SplitV2Param::__FIELDS__())
     .set_attr_parser(ParamParser<SplitV2Param>)
@@ -166,7 +127,7 @@ MXNET_REGISTER_OP(_split_v2)
 
 MXNET_REGISTER_OP(_backward_split_v2)
     .describe("Gradient of _split_v2: the pieces' gradients written back along the axis, zeros elsewhere.")
-    .set_num_inputs([](const NodeAttrs& a) { return static_cast<uint32_t>(NumPieces(a)); })
+    .set_num_inputs([](const NodeAttrs& a) { return static_cast<uint32_t>(SplitV2NumPieces(a)); })
     .set_num_outputs(1)
     .add_argument("ograds", "NDArray-or-Symbol[]", "Gradients of the pieces.")
     .add_arguments(SplitV2Param::__FIELDS__())

@@ -14,44 +14,12 @@
 #include "operator/common/op_family.h"
 #include "operator/common/parallel.h"
 #include "operator/common/strided_copy.h"
+#include "operator/tensor/take_pick.h"
 
 namespace mxnet {
 namespace op {
 
-struct TakeParam : public dmlc::Parameter<TakeParam> {
-  int axis;
-  int mode;
-  DMLC_DECLARE_PARAMETER(TakeParam) {
-    DMLC_DECLARE_FIELD(axis).set_default(0).describe(
-        "The axis of input array to be taken. For input tensor of rank "
-        "r, it could be in the range of [-r, r-1]");
-    DMLC_DECLARE_FIELD(mode)
-        .add_enum("raise", kIndexRaise)
-        .add_enum("wrap", kIndexWrap)
-        .add_enum("clip", kIndexClip)
-        .set_default(kIndexClip)
-        .describe("Specify how out-of-bound indices behave: clip to the range, wrap around, or raise an error.");
-  }
-};
 DMLC_REGISTER_PARAMETER(TakeParam);
-
-struct PickParam : public dmlc::Parameter<PickParam> {
-  dmlc::optional<int> axis;
-  bool keepdims;
-  int mode;
-  DMLC_DECLARE_PARAMETER(PickParam) {
-    DMLC_DECLARE_FIELD(axis)
-        .set_default(dmlc::optional<int>(-1))
-        .describe("int or None. The axis to picking the elements. Negative values means indexing from right to left.");
-    DMLC_DECLARE_FIELD(keepdims).set_default(false).describe(
-        "If true, the axis where we pick the elements is left in the result as dimension with size one.");
-    DMLC_DECLARE_FIELD(mode)
-        .add_enum("wrap", kIndexWrap)
-        .add_enum("clip", kIndexClip)
-        .set_default(kIndexClip)
-        .describe("Specify how out-of-bound indices behave: clip to the range or wrap around.");
-  }
-};
 DMLC_REGISTER_PARAMETER(PickParam);
 
 namespace {
@@ -122,12 +90,6 @@ void TakeBackward(const NodeAttrs& attrs, const OpContext&, const std::vector<TB
 }
 
 // ---- pick ------------------------------------------------------------------------------
-
-int PickAxis(const NodeAttrs& attrs, const TShape& s) {
-  const auto& p = attrs.get<PickParam>();
-  MX_CHECK_KIND(p.axis.has_value(), "ValueError") << attrs.op->name << ": axis=None is not supported; give an axis";
-  return CheckAxis(attrs, p.axis.value(), s);
-}
 
 bool PickShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
   const TShape &d = (*in)[0], &idx = (*in)[1];
@@ -200,6 +162,8 @@ Op& IndexBackward(Op& op, const char* doc, FCompute fc) {
         return (*in)[2].IsKnown();
       })
       .set_infer_type(TypeOfFirst)
+      // the CUDA kernels resolve the indices into scratch memory
+      .set_resource_request(std::vector<ResourceRequest>{ResourceRequest::kTempSpace})
       .set_compute(Context::kCPU, fc);
 }
 
@@ -218,6 +182,8 @@ struct Registrar {
         .set_attr_parser(ParamParser<TakeParam>)
         .set_infer_shape(TakeShape)
         .set_infer_type(TypeOfFirst)
+        // the CUDA kernels resolve the indices into scratch memory
+        .set_resource_request(std::vector<ResourceRequest>{ResourceRequest::kTempSpace})
         .set_compute(Context::kCPU, TakeForward)
         .set_gradient(IndexGrad("_backward_take"));
     MXNET_REGISTER_OP_FAMILY(_backward_take, IndexBackward, "Gradient of take: scatter-add of the output gradient.",
@@ -237,6 +203,8 @@ struct Registrar {
         .set_attr_parser(ParamParser<PickParam>)
         .set_infer_shape(PickShape)
         .set_infer_type(TypeOfFirst)
+        // the CUDA kernels resolve the indices into scratch memory
+        .set_resource_request(std::vector<ResourceRequest>{ResourceRequest::kTempSpace})
         .set_compute(Context::kCPU, PickForward)
         .set_gradient(IndexGrad("_backward_pick"));
     MXNET_REGISTER_OP_FAMILY(_backward_pick, IndexBackward, "Gradient of pick.", PickBackward)

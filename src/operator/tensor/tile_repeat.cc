@@ -16,71 +16,20 @@
 #include "operator/common/parallel.h"
 #include "operator/common/param_text.h"
 #include "operator/common/strided_copy.h"
+#include "operator/tensor/tile_repeat.h"
 
 namespace mxnet {
 namespace op {
 
-struct TileParam : public dmlc::Parameter<TileParam> {
-  TShape reps;
-  DMLC_DECLARE_PARAMETER(TileParam) {
-    DMLC_DECLARE_FIELD(reps).describe(
-        "The number of times for repeating the tensor a. Each dim size of reps must be a positive integer. If "
-        "reps has length d, the result will have dimension of max(d, a.ndim); If a.ndim < d, a is promoted to "
-        "be d-dimensional by prepending new axes. If a.ndim > d, reps is promoted to a.ndim by pre-pending 1's.");
-  }
-};
 DMLC_REGISTER_PARAMETER(TileParam);
-
-struct RepeatParam : public dmlc::Parameter<RepeatParam> {
-  int repeats;
-  dmlc::optional<int> axis;
-  DMLC_DECLARE_PARAMETER(RepeatParam) {
-    DMLC_DECLARE_FIELD(repeats).set_lower_bound(0).describe("The number of repetitions for each element.");
-    DMLC_DECLARE_FIELD(axis)
-        .set_default(dmlc::optional<int>())
-        .describe(
-            "The axis along which to repeat values. The negative numbers are interpreted counting from the backward. "
-            "By default, use the flattened input array, and return a flat output array.");
-  }
-};
 DMLC_REGISTER_PARAMETER(RepeatParam);
 
 namespace {
 
-/*! \brief Data dims and reps, both padded with leading 1s to a common rank. */
-struct TilePlan {
-  std::vector<int64_t> dims, reps;
-  TShape OutShape() const {
-    std::vector<dim_t> o;
-    for (size_t i = 0; i < dims.size(); ++i) o.push_back(dims[i] * reps[i]);
-    return TShape(o);
-  }
-};
-
-TilePlan PlanTile(const NodeAttrs& attrs, const TShape& s) {
-  const TShape& reps = attrs.get<TileParam>().reps;
-  MX_CHECK_KIND(reps.ndim() >= 1, "ValueError") << attrs.op->name << ": reps must be non-empty, got " << reps;
-  for (dim_t r : reps)
-    MX_CHECK_KIND(r >= 0, "ValueError") << attrs.op->name << ": reps " << ParamTuple(reps) << " must be non-negative";
-  const int n = std::max(reps.ndim(), s.ndim());
-  TilePlan p;
-  for (int i = 0; i < n; ++i) {
-    const int is = i - (n - s.ndim()), ir = i - (n - reps.ndim());
-    p.dims.push_back(is >= 0 ? s[is] : 1);
-    p.reps.push_back(ir >= 0 ? reps[ir] : 1);
-  }
-  return p;
-}
-
 void TileForward(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
                  const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
-  const TilePlan p = PlanTile(attrs, in[0].shape_);
-  const auto st = ContiguousStrides(TShape(p.dims));
   std::vector<int64_t> shape, stride;
-  for (size_t i = 0; i < p.dims.size(); ++i) {
-    shape.insert(shape.end(), {p.reps[i], p.dims[i]});
-    stride.insert(stride.end(), {0, st[i]});
-  }
+  TileWalk(PlanTile(attrs, in[0].shape_), &shape, &stride);
   MXNET_TYPE_SWITCH(in[0].type_flag_, DType,
                     { StridedGather(shape, stride, 0, in[0].dptr<DType>(), out[0].dptr<DType>(), req[0]); });
 }
@@ -115,13 +64,6 @@ void TileBackward(const NodeAttrs& attrs, const OpContext&, const std::vector<TB
       Store(d + e, req[0], acc);
     });
   });
-}
-
-/*! \brief repeat's view: (outer, mid, inner) of the input around the axis (flattened when None). */
-AxisView RepeatView(const NodeAttrs& attrs, const TShape& s) {
-  const auto& p = attrs.get<RepeatParam>();
-  if (!p.axis.has_value()) return {1, s.Size(), 1};
-  return ViewAround(s, CheckAxis(attrs, p.axis.value(), s));
 }
 
 bool RepeatShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {

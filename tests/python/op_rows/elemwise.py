@@ -621,6 +621,29 @@ CASES += [
 ]
 
 # ---------------------------------------------------------------------------------------
+# gradients summed over long broadcast axes: each of the CUDA kernels' schedules (a warp or a
+# block per output with the sum cut into chunks, columns of outputs, two summed axes apart)
+
+CASES += [
+    Case("broadcast_add", "sum_long_rows", list(_pair("add", (2, 20000), (2, 1), 11)), {}, BINARY["add"],
+         grad=(0, 1), dtypes=F),
+    Case("broadcast_mul", "sum_long_columns", list(_pair("mul", (5000, 3), (3,), 12)), {}, BINARY["mul"],
+         grad=(0, 1), dtypes=F),
+    Case("broadcast_div", "sum_short_rows", list(_pair("div", (300, 40), (300, 1), 13)), {}, BINARY["div"],
+         grad=(0, 1), dtypes=F),
+    Case("broadcast_sub", "sum_two_axes", list(_pair("sub", (8, 5, 130), (1, 5, 1), 14)), {}, BINARY["sub"],
+         grad=(0, 1), dtypes=F),
+    Case("broadcast_maximum", "sum_to_scalar", [_away((70, 90), -2, 2, 15, points=(0.25,)), np.array([0.25])], {},
+         BINARY["maximum"], grad=(0, 1), dtypes=F),
+    Case("broadcast_to", "long_columns", [_u((1, 3), -2, 2)], {"shape": (5000, 3)},
+         lambda x, shape: np.broadcast_to(x, shape).copy(), dtypes=F),
+    Case("broadcast_axis", "long_rows", [_u((3, 1), -2, 2)], {"axis": 1, "size": 9000},
+         lambda x, axis, size: np.repeat(x, size, axis=axis), dtypes=F),
+    Case("add_n", "twenty", [_u((3, 7), -2, 2, s) for s in range(20)], {"num_args": 20},
+         lambda *a, num_args: sum(a), grad=(0, 17, 19), dtypes=ALL),
+]
+
+# ---------------------------------------------------------------------------------------
 # bad inputs: the error names the op and what was wrong
 
 _o = np.ones

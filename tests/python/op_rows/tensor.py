@@ -64,6 +64,18 @@ TRANSPOSE = [
          lambda x, repeats, axis: np.repeat(x, 2, 2)),
 ]
 
+# Gradients summing many copies per element: the CUDA kernels' block-per-element and
+# warp-per-element paths (their own generator, so the rows above and below keep their inputs).
+_RG = np.random.RandomState(31)
+TRANSPOSE += [
+    Case("tile", "many_copies", [_RG.uniform(-1, 1, (2, 3))], {"reps": (8, 5)},
+         lambda x, reps: np.tile(x, (8, 5))),
+    Case("tile", "large_many_copies", [_RG.uniform(-1, 1, (64, 128))], {"reps": (1, 40)},
+         lambda x, reps: np.tile(x, (1, 40))),
+    Case("repeat", "many_repeats", [_RG.uniform(-1, 1, (3, 2))], {"repeats": 40, "axis": 0},
+         lambda x, repeats, axis: np.repeat(x, 40, 0)),
+]
+
 
 def pad_ref(x, mode, pad_width, constant_value=0.0):
     w = [(pad_width[2 * i], pad_width[2 * i + 1]) for i in range(x.ndim)]
@@ -263,6 +275,12 @@ INDEXING = [
     Case("scatter_nd", "elements", [uni(4), np.array([[0, 2, 1, 2], [1, 0, 2, 2]], np.int32)], {"shape": (3, 3)},
          scatter_nd_ref),
     Case("scatter_nd", "rows", [uni(2, 3), np.array([[2, 0]], np.int64)], {"shape": (4, 3)}, scatter_nd_ref),
+    # duplicate targets: the last write wins (no gradient row: the overwritten values have none)
+    Case("scatter_nd", "duplicates_last_wins", [_RG.uniform(-1, 1, 5), np.array([[0, 2, 0, 2, 0], [1, 1, 1, 1, 1]],
+                                                                                np.int32)], {"shape": (3, 3)},
+         scatter_nd_ref, grad=()),
+    # many repeated indices: the gradient adds them up (atomically on a GPU)
+    Case("take", "many_repeated_indices", [TAKE_A, np.tile(np.array([3, 0, 3, 1], np.int64), 16)], {}, take_ref),
     Case("one_hot", "basic", [np.array([[1, 0], [3, 2]], np.int32)], {"depth": 4, "dtype": ROW_DTYPE},
          one_hot_ref, grad=()),
     Case("one_hot", "on_off_values", [np.array([2, 0, 1], np.int64)],
@@ -305,6 +323,8 @@ def topk_ref(x, axis=-1, k=1, ret_typ="indices", is_ascend=False, dtype="float32
     return mask
 
 
+_SORT_TIES = np.random.RandomState(41).randint(0, 7, (2, 3000)).astype(np.float64)
+_SORT_LONG = (np.random.RandomState(42).permutation(6000) - 3000) * 0.125  # distinct, exact in float32
 XS = distinct(3, 5)
 XS3 = distinct(2, 3, 4)
 SORT = [
@@ -329,6 +349,15 @@ SORT = [
     Case("topk", "flattened", [XS], {"k": 4, "axis": None, "ret_typ": "value"}, topk_ref),
     Case("topk", "k0_sorts_all", [XS], {"k": 0, "ret_typ": "value"},
          lambda x, k, ret_typ: -np.sort(-x, axis=-1)),
+    # long columns, many ties (order by position throughout), signed zeros (equal, as numpy)
+    Case("argsort", "long_rows_ties", [_SORT_TIES], {}, argsort_ref, grad=()),
+    Case("argsort", "long_rows_ties_descending", [_SORT_TIES], {"is_ascend": False}, argsort_ref, grad=()),
+    Case("sort", "long_column_axis0", [_SORT_LONG.reshape(2000, 3)], {"axis": 0}, sort_ref, grad=()),
+    Case("topk", "long_rows_both", [_SORT_LONG.reshape(2, 3000)], {"k": 5, "ret_typ": "both"}, topk_ref, outputs=2,
+         grad=()),
+    Case("argsort", "signed_zero_ties", [np.array([[0.0, -0.0, 1.0, -0.0, 0.0, -1.0]])], {}, argsort_ref, grad=()),
+    Case("argsort", "signed_zero_ties_descending", [np.array([[0.0, -0.0, -1.0, -0.0, 0.0, 1.0]])],
+         {"is_ascend": False}, argsort_ref, grad=()),
 ]
 
 # --------------------------------------------------------------------------------------------
@@ -539,5 +568,6 @@ HALF_ROWS = [c for c in CASES if c.id in {
     "slice-negative_step", "slice_axis-axis1", "slice_like-axis1", "_slice_assign-basic", "stack-axis1",
     "SliceChannel-three", "diag-2d_above", "take-int32_indices", "pick-axis1", "gather_nd-two_axes",
     "scatter_nd-elements", "one_hot-on_off_values", "sort-last_axis", "topk-both", "argsort-last_axis",
-    "broadcast_to-expand", "_zeros-2d", "_arange-start_stop_step_repeat", "_eye-rect_upper"}]
+    "broadcast_to-expand", "_zeros-2d", "_arange-start_stop_step_repeat", "_eye-rect_upper",
+    "take-float_indices_repeated", "tile-many_copies", "scatter_nd-duplicates_last_wins"}]
 CASES += with_dtypes(HALF_ROWS, HALF)
