@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "mxnet/tensor.h"
+#include "mxnet/xinline.h"
 #include "operator/common/elemwise_kernels.h"
 #include "operator/common/parallel.h"
 
@@ -133,62 +134,63 @@ inline void WalkReduced(const ReducePlan& p, int64_t base, int64_t k0, int64_t k
   });
 }
 
-// Reducers over an accumulator type A: Map (element -> A), Combine, identity, Finalize.
+// Reducers over an accumulator type A: Map (element -> A), Combine, identity, Finalize. Host and
+// device (the CUDA kernels of cuda/reduce.cu use them too).
 struct SumReducer {
-  template <typename A> static A Init() { return A(0); }
-  template <typename A> static A Map(A x) { return x; }
-  template <typename A> static void Combine(A* acc, A v) { *acc = A(*acc + v); }
-  template <typename A> static A Finalize(A acc, int64_t) { return acc; }
+  template <typename A> MXNET_XINLINE static A Init() { return A(0); }
+  template <typename A> MXNET_XINLINE static A Map(A x) { return x; }
+  template <typename A> MXNET_XINLINE static void Combine(A* acc, A v) { *acc = A(*acc + v); }
+  template <typename A> MXNET_XINLINE static A Finalize(A acc, int64_t) { return acc; }
 };
 struct MeanReducer : SumReducer {
   // The mean of nothing is NaN (numpy); an integer type has none and gives 0.
-  template <typename A> static A Finalize(A acc, int64_t k) {
+  template <typename A> MXNET_XINLINE static A Finalize(A acc, int64_t k) {
     if (k) return A(acc / A(k));
     if constexpr (std::is_floating_point_v<A>) return A(NAN);
     return A(0);
   }
 };
 struct NanSumReducer : SumReducer {
-  template <typename A> static A Map(A x) { return x != x ? A(0) : x; }  // x != x: NaN, any A
+  template <typename A> MXNET_XINLINE static A Map(A x) { return x != x ? A(0) : x; }  // x != x: NaN, any A
 };
 struct ProdReducer {
-  template <typename A> static A Init() { return A(1); }
-  template <typename A> static A Map(A x) { return x; }
-  template <typename A> static void Combine(A* acc, A v) { *acc = A(*acc * v); }
-  template <typename A> static A Finalize(A acc, int64_t) { return acc; }
+  template <typename A> MXNET_XINLINE static A Init() { return A(1); }
+  template <typename A> MXNET_XINLINE static A Map(A x) { return x; }
+  template <typename A> MXNET_XINLINE static void Combine(A* acc, A v) { *acc = A(*acc * v); }
+  template <typename A> MXNET_XINLINE static A Finalize(A acc, int64_t) { return acc; }
 };
 struct NanProdReducer : ProdReducer {
-  template <typename A> static A Map(A x) { return x != x ? A(1) : x; }
+  template <typename A> MXNET_XINLINE static A Map(A x) { return x != x ? A(1) : x; }
 };
 struct MaxReducer {
-  template <typename A> static A Init() {
+  template <typename A> MXNET_XINLINE static A Init() {
     if constexpr (std::is_floating_point_v<A>) return -std::numeric_limits<A>::infinity();
     return std::numeric_limits<A>::lowest();
   }
-  template <typename A> static A Map(A x) { return x; }
+  template <typename A> MXNET_XINLINE static A Map(A x) { return x; }
   // NaN propagates, as in numpy.
-  template <typename A> static void Combine(A* acc, A v) {
+  template <typename A> MXNET_XINLINE static void Combine(A* acc, A v) {
     if (v > *acc || v != v) *acc = v;
   }
-  template <typename A> static A Finalize(A acc, int64_t) { return acc; }
+  template <typename A> MXNET_XINLINE static A Finalize(A acc, int64_t) { return acc; }
 };
 struct MinReducer {
-  template <typename A> static A Init() {
+  template <typename A> MXNET_XINLINE static A Init() {
     if constexpr (std::is_floating_point_v<A>) return std::numeric_limits<A>::infinity();
     return std::numeric_limits<A>::max();
   }
-  template <typename A> static A Map(A x) { return x; }
-  template <typename A> static void Combine(A* acc, A v) {
+  template <typename A> MXNET_XINLINE static A Map(A x) { return x; }
+  template <typename A> MXNET_XINLINE static void Combine(A* acc, A v) {
     if (v < *acc || v != v) *acc = v;
   }
-  template <typename A> static A Finalize(A acc, int64_t) { return acc; }
+  template <typename A> MXNET_XINLINE static A Finalize(A acc, int64_t) { return acc; }
 };
 struct L1Reducer : SumReducer {
-  template <typename A> static A Map(A x) { return x < A(0) ? A(-x) : x; }
+  template <typename A> MXNET_XINLINE static A Map(A x) { return x < A(0) ? A(-x) : x; }
 };
 struct L2Reducer : SumReducer {
-  template <typename A> static A Map(A x) { return A(x * x); }
-  template <typename A> static A Finalize(A acc, int64_t) { return A(std::sqrt(static_cast<double>(acc))); }
+  template <typename A> MXNET_XINLINE static A Map(A x) { return A(x * x); }
+  template <typename A> MXNET_XINLINE static A Finalize(A acc, int64_t) { return A(std::sqrt(static_cast<double>(acc))); }
 };
 
 /*! \brief Reduced elements per block when one output's reduction is split across threads. */

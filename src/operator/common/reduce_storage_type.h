@@ -12,6 +12,7 @@
 
 #include <cmath>
 
+#include "mxnet/xinline.h"
 #include "operator/common/reduce_kernels.h"
 
 namespace mxnet {
@@ -40,10 +41,10 @@ constexpr StorageReduceKind kStorageReduceKind<L2Reducer> = StorageReduceKind::k
 namespace storage_reduce {
 
 /*! \brief v rounded to float16 (every step of a float16 expression is). */
-inline float H(float v) { return static_cast<float>(half_t(v)); }
+MXNET_XINLINE float H(float v) { return static_cast<float>(half_t(v)); }
 
 /*! \brief One compensated step: sum += x, residual keeps what rounding dropped. */
-inline void KahanAdd(float* sum, float* residual, float x) {
+MXNET_XINLINE void KahanAdd(float* sum, float* residual, float x) {
   const float y = H(x - *residual);
   const float t = H(*sum + y);
   *residual = std::isinf(t) ? 0.f : H(H(t - *sum) - y);
@@ -51,7 +52,7 @@ inline void KahanAdd(float* sum, float* residual, float x) {
 }
 
 /*! \brief The 2-norm step: ssq holds sum((x / scale)^2), scale the largest |x| so far. */
-inline void ScaledSquareAdd(float* ssq, float* scale, float x) {
+MXNET_XINLINE void ScaledSquareAdd(float* ssq, float* scale, float x) {
   if (x == 0.f) return;
   const float a = std::fabs(x);
   if (*scale < a) {

@@ -15,67 +15,15 @@
 #include "operator/common/op_family.h"
 #include "operator/common/reduce_kernels.h"
 #include "operator/common/reduce_storage_type.h"
+#include "operator/tensor/reduce_param.h"
 
 namespace mxnet {
 namespace op {
 
-struct ReduceAxesParam : public dmlc::Parameter<ReduceAxesParam> {
-  dmlc::optional<TShape> axis;
-  bool keepdims;
-  bool exclude;
-  int ord;
-  DMLC_DECLARE_PARAMETER(ReduceAxesParam) {
-    DMLC_DECLARE_FIELD(axis).set_default(dmlc::optional<TShape>()).describe(
-        "The axis or axes along which to perform the reduction. None (default) reduces all axes; "
-        "negative values count from the end.");
-    DMLC_DECLARE_FIELD(keepdims).set_default(false).describe(
-        "If true, the reduced axes are left in the result as dimension with size one.");
-    DMLC_DECLARE_FIELD(exclude).set_default(false).describe("Whether to perform reduction on axis that are NOT in axis instead.");
-    DMLC_DECLARE_FIELD(ord).set_default(2).describe("Order of the norm (norm only): 1 or 2.");
-  }
-};
 DMLC_REGISTER_PARAMETER(ReduceAxesParam);
-
-struct ArgReduceParam : public dmlc::Parameter<ArgReduceParam> {
-  dmlc::optional<int> axis;
-  bool keepdims;
-  DMLC_DECLARE_PARAMETER(ArgReduceParam) {
-    DMLC_DECLARE_FIELD(axis).set_default(dmlc::optional<int>()).describe(
-        "The axis along which to perform the reduction. None searches the flattened input.");
-    DMLC_DECLARE_FIELD(keepdims).set_default(false).describe("If true, the reduced axis is kept with size one.");
-  }
-};
 DMLC_REGISTER_PARAMETER(ArgReduceParam);
 
 namespace {
-
-/*! \brief Flags of the reduced axes of an input of rank n; errors name the op. */
-std::vector<bool> ReducedAxes(const NodeAttrs& attrs, int n) {
-  const auto& p = attrs.get<ReduceAxesParam>();
-  std::vector<bool> red(n, false);
-  if (!p.axis.has_value() || p.axis.value().ndim() <= 0) {
-    if (!p.exclude) red.assign(n, true);
-    return red;
-  }
-  std::vector<bool> seen(n, false);
-  for (dim_t a : p.axis.value()) {
-    MX_CHECK_KIND(a >= -n && a < n, "ValueError")
-        << attrs.op->name << ": axis " << a << " is out of bounds for an array of rank " << n;
-    const int ax = static_cast<int>(a < 0 ? a + n : a);
-    MX_CHECK_KIND(!seen[ax], "ValueError") << attrs.op->name << ": duplicate value " << a << " in axis";
-    seen[ax] = true;
-  }
-  for (int i = 0; i < n; ++i) red[i] = p.exclude ? !seen[i] : seen[i];
-  return red;
-}
-
-/*! \brief Shape with reduced dims set to 1 (the keepdims shape). */
-TShape KeepdimsShape(const TShape& s, const std::vector<bool>& red) {
-  TShape k = s;
-  for (int i = 0; i < s.ndim(); ++i)
-    if (red[i]) k[i] = 1;
-  return k;
-}
 
 TShape ReducedShape(const TShape& s, const std::vector<bool>& red, bool keepdims) {
   if (keepdims) return KeepdimsShape(s, red);
@@ -118,24 +66,6 @@ void NormParser(NodeAttrs* attrs) {
       << attrs->op->name << ": ord must be 1 or 2 (the L1 or L2 norm), got ord=" << ord;
 }
 
-/*! \brief The accumulation type of a sum-like reduction over DType. */
-template <typename DType, bool kSafe>
-struct AccType {
-  using type = std::conditional_t<std::is_integral_v<DType>, int64_t, DType>;
-};
-template <>
-struct AccType<half_t, true> {
-  using type = float;
-};
-template <>
-struct AccType<bf16_t, true> {
-  using type = float;
-};
-template <>
-struct AccType<float, true> {
-  using type = double;
-};
-
 template <typename R, bool kSumLike>
 void ReduceCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
                    const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
@@ -161,33 +91,6 @@ void NormCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector
   if (attrs.get<ReduceAxesParam>().ord == 1) return ReduceCompute<L1Reducer, true>(attrs, ctx, in, req, out);
   ReduceCompute<L2Reducer, true>(attrs, ctx, in, req, out);
 }
-
-// Derivative of the reduction with respect to one input element x, given the reduced
-// value y and the number K of reduced elements.
-struct SumGrad {
-  template <typename C> static C D(C, C, int64_t) { return C(1); }
-};
-struct MeanGrad {
-  template <typename C> static C D(C, C, int64_t k) { return C(C(1) / C(k)); }
-};
-struct ProdGrad {
-  template <typename C> static C D(C x, C y, int64_t) { return C(y / x); }
-};
-struct NanSumGrad {
-  template <typename C> static C D(C x, C, int64_t) { return x != x ? C(0) : C(1); }
-};
-struct NanProdGrad {
-  template <typename C> static C D(C x, C y, int64_t) { return x != x ? C(0) : C(y / x); }
-};
-struct ExtremumGrad {  // max and min: every element equal to the result receives the gradient
-  template <typename C> static C D(C x, C y, int64_t) { return x == y ? C(1) : C(0); }
-};
-struct NormGrad {
-  template <typename C> static C D(C x, C y, int64_t) { return y == C(0) ? C(0) : C(x / y); }
-};
-struct L1NormGrad {
-  template <typename C> static C D(C x, C, int64_t) { return x > C(0) ? C(1) : (x < C(0) ? C(-1) : C(0)); }
-};
 
 /*! \brief (ograd, data, out) -> ograd * D(data, out) broadcast back over the reduced axes. */
 template <typename G>
@@ -246,6 +149,8 @@ Op& ReduceFamily(Op& op, const char* doc, FCompute fwd, bool with_ord, FInferSha
       .set_attr_parser(with_ord ? FAttrParser(NormParser) : FAttrParser(ParamParser<ReduceAxesParam>))
       .set_infer_shape(shape)
       .set_infer_type(ElemwiseType)
+      // The CUDA kernels keep partial results of long reductions there; the CPU ones take none.
+      .set_resource_request(std::vector<ResourceRequest>{ResourceRequest::kTempSpace})
       .set_compute(Context::kCPU, fwd)
       .set_gradient([bname](const NodePtr& n, const std::vector<NodeEntry>& og) {
         return std::vector<NodeEntry>{MakeNode(bname, n->attrs.name + "_backward", {og[0], n->inputs[0], NodeEntry{n, 0, 0}},
@@ -295,10 +200,7 @@ bool ArgShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShap
 template <bool kMax>
 void ArgCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
                 const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
-  const auto& p = attrs.get<ArgReduceParam>();
-  const int n = in[0].ndim();
-  std::vector<bool> red(n, !p.axis.has_value());
-  if (p.axis.has_value()) red[p.axis.value() < 0 ? p.axis.value() + n : p.axis.value()] = true;
+  const std::vector<bool> red = ArgReducedAxes(attrs, in[0].ndim());
   MX_CHECK_KIND(in[0].Size() > 0, "ValueError") << attrs.op->name << ": attempt to get an arg extremum of an empty array";
   const ReducePlan plan = MakeReducePlan(in[0].shape_, red);
   MXNET_TYPE_SWITCH(in[0].type_flag_, DType, {
@@ -319,6 +221,7 @@ Op& ArgFamily(Op& op, bool is_max) {
       .set_attr_parser(ParamParser<ArgReduceParam>)
       .set_infer_shape(ArgShape)
       .set_infer_type(ElemwiseType)
+      .set_resource_request(std::vector<ResourceRequest>{ResourceRequest::kTempSpace})  // as ReduceFamily
       .set_compute(Context::kCPU, is_max ? FCompute(ArgCompute<true>) : FCompute(ArgCompute<false>))
       .set_gradient(ZeroGrads);
 }

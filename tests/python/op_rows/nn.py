@@ -90,6 +90,17 @@ for kind in ("softmax", "log_softmax", "softmin"):
         Case(kind, "length_axis0_temperature", [R_ACT.randn(4, 2), np.array([3, 4], np.int32)],
              dict(use_length=True, axis=0, temperature=2.0), softmax_ref(kind)),
     ]
+# long rows (a block of lanes per row on a GPU) and a long strided axis
+_R_SOFTMAX = np.random.RandomState(15)
+_SOFTMAX_LONG = _R_SOFTMAX.randn(2, 300)
+_SOFTMAX_STRIDED = _R_SOFTMAX.randn(3, 40, 5)
+for kind in ("softmax", "log_softmax", "softmin"):
+    SOFTMAX += [
+        Case(kind, "long_rows", [_SOFTMAX_LONG], dict(temperature=1.5), softmax_ref(kind)),
+        Case(kind, "long_strided_axis", [_SOFTMAX_STRIDED], dict(axis=1), softmax_ref(kind)),
+        Case(kind, "long_rows_length", [_SOFTMAX_LONG, np.array([300, 77], np.int64)], dict(use_length=True),
+             softmax_ref(kind)),
+    ]
 ACT_HALF_ROWS = with_dtypes(ACT + [c for c in LEAKY if c.name in ("leaky_slope", "elu", "selu", "gelu", "prelu_channel")],
                         HALF)
 ACT_SOFTMAX_ROWS = ACT + LEAKY + SOFTMAX + ACT_HALF_ROWS
