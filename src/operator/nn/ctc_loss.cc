@@ -22,39 +22,15 @@
 #include <vector>
 
 #include "operator/common/op_family.h"
+#include "operator/nn/ctc_loss_param.h"
 #include "operator/nn/nn_util.h"
 
 namespace mxnet {
 namespace op {
 
-struct CTCLossParam : public dmlc::Parameter<CTCLossParam> {
-  bool use_data_lengths, use_label_lengths;
-  int blank_label;
-  DMLC_DECLARE_PARAMETER(CTCLossParam) {
-    DMLC_DECLARE_FIELD(use_data_lengths)
-        .set_default(false)
-        .describe(
-            "Whether the data lengths are given by `data_lengths`. If false, every sequence has the maximum "
-            "sequence length.");
-    DMLC_DECLARE_FIELD(use_label_lengths)
-        .set_default(false)
-        .describe(
-            "Whether the label lengths are given by `label_lengths`. If false, a label ends at the first "
-            "padding value: 0 when blank_label is 'first', -1 when it is 'last'.");
-    DMLC_DECLARE_FIELD(blank_label)
-        .set_default(0)
-        .add_enum("first", 0)
-        .add_enum("last", 1)
-        .describe(
-            "The class reserved for the blank: 'first' (class 0; labels 1..alphabet_size-1, padding 0) or "
-            "'last' (class alphabet_size-1; labels 0..alphabet_size-2, padding -1).");
-  }
-};
 DMLC_REGISTER_PARAMETER(CTCLossParam);
 
 namespace {
-
-constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 
 uint32_t CtcNumInputs(const NodeAttrs& a) {
   const auto& p = a.get<CTCLossParam>();
@@ -67,81 +43,6 @@ std::vector<std::string> CtcInputNames(const NodeAttrs& a) {
   if (p.use_data_lengths) names.push_back("data_lengths");
   if (p.use_label_lengths) names.push_back("label_lengths");
   return names;
-}
-
-/*! \brief log(exp(a) + exp(b)) without overflow; -inf stands for probability 0. */
-inline double LogAdd(double a, double b) {
-  if (a == kNegInf) return b;
-  if (b == kNegInf) return a;
-  const double hi = std::max(a, b);
-  return hi + std::log1p(std::exp(std::min(a, b) - hi));
-}
-
-/*! \brief One sample's frames and target, read and checked before the parallel part. */
-struct CtcSample {
-  int64_t frames = 0;
-  std::vector<int64_t> target;
-};
-
-/*! \brief Values of an index-like blob (labels, lengths) as doubles. */
-std::vector<double> ReadValues(const TBlob& b) {
-  std::vector<double> v(b.Size());
-  MXNET_TYPE_SWITCH(b.type_flag_, T, {
-    const T* p = b.dptr<T>();
-    for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<double>(p[i]);
-  });
-  return v;
-}
-
-/*! \brief Frames and target of every sample; throws ValueError naming the sample on bad input. */
-std::vector<CtcSample> ReadSamples(const NodeAttrs& attrs, const std::vector<TBlob>& in) {
-  const auto& p = attrs.get<CTCLossParam>();
-  const int64_t T = in[0].shape_[0], N = in[0].shape_[1], C = in[0].shape_[2];
-  const int64_t L = in[1].shape_[1];
-  const int64_t blank = p.blank_label == 0 ? 0 : C - 1;
-  const int64_t padding = p.blank_label == 0 ? 0 : -1;
-  const std::vector<double> label = ReadValues(in[1]);
-  std::vector<double> data_len, label_len;
-  size_t next = 2;
-  if (p.use_data_lengths) data_len = ReadValues(in[next++]);
-  if (p.use_label_lengths) label_len = ReadValues(in[next++]);
-  std::vector<CtcSample> samples(N);
-  for (int64_t n = 0; n < N; ++n) {
-    CtcSample& s = samples[n];
-    s.frames = T;
-    if (p.use_data_lengths) {
-      const double v = data_len[n];
-      MX_CHECK_KIND(v >= 0 && v <= T && v == std::floor(v), "ValueError")
-          << OpNameOf(attrs) << ": data_lengths[" << n << "] = " << v << " is not a whole number of frames in [0, " << T
-          << "]";
-      s.frames = static_cast<int64_t>(v);
-    }
-    int64_t len = L;
-    if (p.use_label_lengths) {
-      const double v = label_len[n];
-      MX_CHECK_KIND(v >= 0 && v <= L && v == std::floor(v), "ValueError")
-          << OpNameOf(attrs) << ": label_lengths[" << n << "] = " << v << " is not a whole length in [0, " << L << "]";
-      len = static_cast<int64_t>(v);
-    } else {
-      for (int64_t j = 0; j < L; ++j) {
-        if (static_cast<int64_t>(label[n * L + j]) == padding) {
-          len = j;
-          break;
-        }
-      }
-    }
-    s.target.resize(len);
-    for (int64_t j = 0; j < len; ++j) {
-      const double v = label[n * L + j];
-      const int64_t k = static_cast<int64_t>(v);
-      MX_CHECK_KIND(v == std::floor(v) && k >= 0 && k < C && k != blank, "ValueError")
-          << OpNameOf(attrs) << ": label[" << n << ", " << j << "] = " << v << " is not a class index in ["
-          << (blank == 0 ? 1 : 0) << ", " << (blank == 0 ? C - 1 : C - 2) << "] (blank_label '"
-          << (p.blank_label == 0 ? "first" : "last") << "' reserves class " << blank << ")";
-      s.target[j] = k;
-    }
-  }
-  return samples;
 }
 
 /*!
@@ -157,7 +58,7 @@ double CtcSampleLogProb(const D* x, int64_t stride, int64_t C, int64_t blank, co
   std::vector<double> lp(T * C);
   for (int64_t t = 0; t < T; ++t) {
     const D* row = x + t * stride;
-    double hi = kNegInf;
+    double hi = kCtcNegInf;
     for (int64_t c = 0; c < C; ++c) hi = std::max(hi, static_cast<double>(row[c]));
     double sum = 0;
     for (int64_t c = 0; c < C; ++c) sum += std::exp(static_cast<double>(row[c]) - hi);
@@ -170,9 +71,9 @@ double CtcSampleLogProb(const D* x, int64_t stride, int64_t C, int64_t blank, co
   auto can_skip = [&](int64_t i) { return i % 2 == 1 && i >= 2 && sym(i) != sym(i - 2); };
   if (T == 0) {
     // no frames: only the empty label has an alignment (the empty one)
-    return L == 0 ? 0.0 : kNegInf;
+    return L == 0 ? 0.0 : kCtcNegInf;
   }
-  std::vector<double> alpha(T * S, kNegInf);
+  std::vector<double> alpha(T * S, kCtcNegInf);
   alpha[0] = lp[blank];
   if (S > 1) alpha[1] = lp[sym(1)];
   for (int64_t t = 1; t < T; ++t) {
@@ -180,17 +81,17 @@ double CtcSampleLogProb(const D* x, int64_t stride, int64_t C, int64_t blank, co
     double* cur = &alpha[t * S];
     for (int64_t i = 0; i < S; ++i) {
       double a = prev[i];
-      if (i >= 1) a = LogAdd(a, prev[i - 1]);
-      if (can_skip(i)) a = LogAdd(a, prev[i - 2]);
-      cur[i] = a == kNegInf ? kNegInf : a + lp[t * C + sym(i)];
+      if (i >= 1) a = CtcLogAdd(a, prev[i - 1]);
+      if (can_skip(i)) a = CtcLogAdd(a, prev[i - 2]);
+      cur[i] = a == kCtcNegInf ? kCtcNegInf : a + lp[t * C + sym(i)];
     }
   }
   const double* last = &alpha[(T - 1) * S];
-  const double log_p = S > 1 ? LogAdd(last[S - 1], last[S - 2]) : last[S - 1];
+  const double log_p = S > 1 ? CtcLogAdd(last[S - 1], last[S - 2]) : last[S - 1];
   if (grad == nullptr) return log_p;
 
   // beta[t][i]: log probability of the frames after t given state i at t (frame t not included)
-  std::vector<double> beta(T * S, kNegInf);
+  std::vector<double> beta(T * S, kCtcNegInf);
   beta[(T - 1) * S + S - 1] = 0.0;
   if (S > 1) beta[(T - 1) * S + S - 2] = 0.0;
   for (int64_t t = T - 2; t >= 0; --t) {
@@ -198,13 +99,13 @@ double CtcSampleLogProb(const D* x, int64_t stride, int64_t C, int64_t blank, co
     double* cur = &beta[t * S];
     const double* lp_next = &lp[(t + 1) * C];
     for (int64_t i = 0; i < S; ++i) {
-      double b = nxt[i] == kNegInf ? kNegInf : nxt[i] + lp_next[sym(i)];
-      if (i + 1 < S && nxt[i + 1] != kNegInf) b = LogAdd(b, nxt[i + 1] + lp_next[sym(i + 1)]);
-      if (i + 2 < S && can_skip(i + 2) && nxt[i + 2] != kNegInf) b = LogAdd(b, nxt[i + 2] + lp_next[sym(i + 2)]);
+      double b = nxt[i] == kCtcNegInf ? kCtcNegInf : nxt[i] + lp_next[sym(i)];
+      if (i + 1 < S && nxt[i + 1] != kCtcNegInf) b = CtcLogAdd(b, nxt[i + 1] + lp_next[sym(i + 1)]);
+      if (i + 2 < S && can_skip(i + 2) && nxt[i + 2] != kCtcNegInf) b = CtcLogAdd(b, nxt[i + 2] + lp_next[sym(i + 2)]);
       cur[i] = b;
     }
   }
-  const bool feasible = log_p != kNegInf;
+  const bool feasible = log_p != kCtcNegInf;
   std::vector<double> occupancy(C);
   for (int64_t t = 0; t < T; ++t) {
     D* g = grad + t * stride;
@@ -212,7 +113,7 @@ double CtcSampleLogProb(const D* x, int64_t stride, int64_t C, int64_t blank, co
     if (feasible) {
       for (int64_t i = 0; i < S; ++i) {
         const double a = alpha[t * S + i], b = beta[t * S + i];
-        if (a != kNegInf && b != kNegInf) occupancy[sym(i)] += std::exp(a + b - log_p);
+        if (a != kCtcNegInf && b != kCtcNegInf) occupancy[sym(i)] += std::exp(a + b - log_p);
       }
     }
     for (int64_t c = 0; c < C; ++c) {
@@ -254,7 +155,7 @@ bool CtcType(const NodeAttrs& attrs, std::vector<int>* in, std::vector<int>* out
 void CtcForward(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
                 const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   if (req[0] == kNullOp) return;
-  const std::vector<CtcSample> samples = ReadSamples(attrs, in);
+  const std::vector<CtcSample> samples = CtcReadSamples(attrs, in);
   const int64_t N = in[0].shape_[1], C = in[0].shape_[2];
   const int64_t blank = attrs.get<CTCLossParam>().blank_label == 0 ? 0 : C - 1;
   MXNET_REAL_TYPE_SWITCH(in[0].type_flag_, D, {
@@ -262,7 +163,7 @@ void CtcForward(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<
     D* y = out[0].dptr<D>();
     ParallelFor(N, [&](int64_t n) {
       const double log_p = CtcSampleLogProb<D>(x + n * C, N * C, C, blank, samples[n], 1.0, nullptr, kWriteTo);
-      Store(y + n, req[0], log_p == kNegInf ? 0.0 : 0.0 - log_p);  // 0 - x: no -0
+      Store(y + n, req[0], log_p == kCtcNegInf ? 0.0 : 0.0 - log_p);  // 0 - x: no -0
     });
   });
 }
@@ -275,7 +176,7 @@ void CtcBackward(const NodeAttrs& attrs, const OpContext& ctx, const std::vector
     if (req[i] != kNullOp && req[i] != kAddTo) std::memset(out[i].dptr_, 0, out[i].Bytes());
   if (req[0] == kNullOp) return;
   const std::vector<TBlob> fwd_in(in.begin() + 1, in.end());
-  const std::vector<CtcSample> samples = ReadSamples(attrs, fwd_in);
+  const std::vector<CtcSample> samples = CtcReadSamples(attrs, fwd_in);
   const int64_t T = in[1].shape_[0], N = in[1].shape_[1], C = in[1].shape_[2];
   const int64_t blank = attrs.get<CTCLossParam>().blank_label == 0 ? 0 : C - 1;
   MXNET_REAL_TYPE_SWITCH(in[1].type_flag_, D, {
@@ -315,6 +216,7 @@ MXNET_REGISTER_OP(CTCLoss)
     .set_attr_parser(ParamParser<CTCLossParam>)
     .set_infer_shape(CtcShape)
     .set_infer_type(CtcType)
+    .set_resource_request(std::vector<ResourceRequest>{ResourceRequest::kTempSpace})  // the CUDA kernels' recursions
     .set_compute(Context::kCPU, CtcForward)
     .set_gradient([](const NodePtr& n, const std::vector<NodeEntry>& og) {
       std::vector<NodeEntry> inputs{og[0]};
@@ -354,6 +256,7 @@ MXNET_REGISTER_OP(_backward_CTCLoss)
       }
       return known;
     })
+    .set_resource_request(std::vector<ResourceRequest>{ResourceRequest::kTempSpace})  // the CUDA kernels' recursions
     .set_compute(Context::kCPU, CtcBackward);
 
 }  // namespace op

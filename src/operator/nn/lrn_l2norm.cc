@@ -1,32 +1,22 @@
 /*!
  * \file lrn_l2norm.cc
  * \brief LRN (local response normalization across channels) and L2Normalization (instance,
- *        channel, spatial), with `_backward_*` ops and their reference kernels. LRN's oneDNN
+ *        channel, spatial), with `_backward_*` ops and their reference kernels (parameters in
+ *        lrn.h and l2_normalization_param.h, shared with cuda/lrn_l2norm.cu). LRN's oneDNN
  *        entries (4-D float32, same formula: alpha is divided by nsize) join its lists from
  *        onednn/onednn_lrn_layer_norm_kernels.cc.
  */
 #include <cmath>
 #include <vector>
 
-#include "operator/nn/nn_util.h"
+#include "operator/nn/l2_normalization_param.h"
 #include "operator/nn/lrn.h"
+#include "operator/nn/nn_util.h"
 
 namespace mxnet {
 namespace op {
 
 DMLC_REGISTER_PARAMETER(LRNParam);
-
-enum L2Mode { kL2Instance = 0, kL2Channel = 1, kL2Spatial = 2 };
-struct L2NormalizationParam : public dmlc::Parameter<L2NormalizationParam> {
-  float eps;
-  int mode;
-  DMLC_DECLARE_PARAMETER(L2NormalizationParam) {
-    DMLC_DECLARE_FIELD(eps).set_default(1e-10f).describe("A small constant for numerical stability.");
-    DMLC_DECLARE_FIELD(mode).set_default(kL2Instance)
-        .add_enum("instance", kL2Instance).add_enum("channel", kL2Channel).add_enum("spatial", kL2Spatial)
-        .describe("Specify the dimension along which to compute L2 norm.");
-  }
-};
 DMLC_REGISTER_PARAMETER(L2NormalizationParam);
 
 namespace {
@@ -43,7 +33,7 @@ void LRNCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<
     D* s = out[1].dptr<D>();
     ParallelFor(in[0].Size(), [&](int64_t i) {
       s[i] = static_cast<D>(scale[i]);
-      Store(y + i, req[0], static_cast<real_compute_t<D>>(static_cast<double>(x[i]) * std::pow(scale[i], -p.beta)));
+      Store(y + i, req[0], static_cast<real_compute_t<D>>(LRNOut(static_cast<double>(x[i]), scale[i], p.beta)));
     });
   });
 }
@@ -60,30 +50,19 @@ void LRNBackward(const NodeAttrs& attrs, const OpContext& ctx, const std::vector
     std::vector<double> scale(in[1].Size()), t(in[1].Size());
     LRNScale(v, p, x, scale.data());
     for (int64_t i = 0; i < in[1].Size(); ++i)
-      t[i] = static_cast<double>(dy[i]) * static_cast<double>(x[i]) * std::pow(scale[i], -p.beta - 1);
+      t[i] = LRNGradTerm(static_cast<double>(dy[i]), static_cast<double>(x[i]), scale[i], p.beta);
     const int64_t half = p.nsize / 2;
     const double k = 2.0 * p.alpha * p.beta / p.nsize;
     ParallelFor(in[1].Size(), [&](int64_t idx) {
       const int64_t i = idx % v.S, c = (idx / v.S) % v.C, n = idx / (v.S * v.C);
-      double s = 0;  // channels whose window contains c: the window is symmetric
-      for (int64_t j = std::max<int64_t>(0, c - half); j <= std::min<int64_t>(v.C - 1, c + half); ++j)
-        s += t[(n * v.C + j) * v.S + i];
-      const double g = static_cast<double>(dy[idx]) * std::pow(scale[idx], -p.beta) - k * static_cast<double>(x[idx]) * s;
+      int64_t lo, hi;  // channels whose window contains c: the window is symmetric
+      LRNWindow(c, half, v.C, &lo, &hi);
+      double s = 0;
+      for (int64_t j = lo; j <= hi; ++j) s += t[(n * v.C + j) * v.S + i];
+      const double g = LRNGrad(static_cast<double>(dy[idx]), static_cast<double>(x[idx]), scale[idx], p.beta, k, s);
       Store(dx + idx, req[0], static_cast<real_compute_t<D>>(g));
     });
   });
-}
-
-/*! \brief (outer, L, inner) rows normalized together for each mode. */
-void L2View(const L2NormalizationParam& p, const TShape& s, int64_t* outer, int64_t* L, int64_t* inner) {
-  const int64_t N = s[0], rest = s.ProdShape(1, s.ndim());
-  if (p.mode == kL2Instance) {
-    *outer = N, *L = rest, *inner = 1;
-  } else if (p.mode == kL2Channel) {
-    *outer = N, *L = s[1], *inner = s.ProdShape(2, s.ndim());
-  } else {
-    *outer = N * s[1], *L = s.ProdShape(2, s.ndim()), *inner = 1;
-  }
 }
 
 void L2Compute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
@@ -158,6 +137,7 @@ MXNET_REGISTER_OP(_backward_LRN)
     .set_attr_parser(ParamParser<LRNParam>)
     .set_infer_shape(ElemwiseShape)
     .set_infer_type(ElemwiseType)
+    .set_resource_request(std::vector<ResourceRequest>{ResourceRequest::kTempSpace})
     .set_compute(Context::kCPU, LRNBackward);
 
 MXNET_REGISTER_OP(L2Normalization)
@@ -182,6 +162,7 @@ MXNET_REGISTER_OP(L2Normalization)
       return true;
     })
     .set_infer_type(ElemwiseType)
+    .set_resource_request(std::vector<ResourceRequest>{ResourceRequest::kTempSpace})
     .set_compute(Context::kCPU, L2Compute)
     .set_gradient([](const NodePtr& n, const std::vector<NodeEntry>& og) {
       return std::vector<NodeEntry>{MakeNode("_backward_L2Normalization", n->attrs.name + "_backward",
@@ -202,6 +183,7 @@ MXNET_REGISTER_OP(_backward_L2Normalization)
       AssignType(attrs, &(*out)[0], (*in)[1], "output", 0);
       return (*in)[1] >= 0;
     })
+    .set_resource_request(std::vector<ResourceRequest>{ResourceRequest::kTempSpace})
     .set_compute(Context::kCPU, L2Backward);
 
 }  // namespace op

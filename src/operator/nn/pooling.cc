@@ -77,36 +77,17 @@ bool PoolingShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<T
   return true;
 }
 
-/*! \brief Window [b, e) of output index o along dim i; *full_e: end before clipping to the input. */
-inline void Window(const PoolGeom& g, int i, int64_t o, int64_t* b, int64_t* e, int64_t* pad_e) {
-  const int64_t start = o * g.s[i] - g.p[i];
-  *pad_e = std::min(start + g.k[i], g.in[i] + g.p[i]);
-  *b = std::max<int64_t>(start, 0);
-  *e = std::min(start + g.k[i], g.in[i]);
-}
-
-template <typename C>
-inline C PowP(C v, int p) {
-  return p == 1 ? v : p == 2 ? v * v : v * v * v;
-}
-
-/*! \brief Visits every output position of one (n, c) plane with its clipped window. */
+/*! \brief Visits every output position of one (n, c) plane with its window. */
 template <typename F>
 inline void ForEachWindow(const PoolGeom& g, F&& f) {
+  PoolWin w;
   for (int64_t od = 0; od < g.out[0]; ++od) {
-    int64_t d0, d1, dp;
-    Window(g, 0, od, &d0, &d1, &dp);
+    PoolWindowDim(g, 0, od, &w);
     for (int64_t oh = 0; oh < g.out[1]; ++oh) {
-      int64_t h0, h1, hp;
-      Window(g, 1, oh, &h0, &h1, &hp);
+      PoolWindowDim(g, 1, oh, &w);
       for (int64_t ow = 0; ow < g.out[2]; ++ow) {
-        int64_t w0, w1, wp;
-        Window(g, 2, ow, &w0, &w1, &wp);
-        const int64_t o = (od * g.out[1] + oh) * g.out[2] + ow;
-        // MXNet's divisor with count_include_pad: the window clipped to the padded input.
-        const int64_t padded = (dp - (od * g.s[0] - g.p[0])) * (hp - (oh * g.s[1] - g.p[1])) *
-                               (wp - (ow * g.s[2] - g.p[2]));
-        f(o, d0, d1, h0, h1, w0, w1, padded);
+        PoolWindowDim(g, 2, ow, &w);
+        f((od * g.out[1] + oh) * g.out[2] + ow, w);
       }
     }
   }
@@ -120,24 +101,13 @@ void PoolForwardPlain(const PoolGeom& g, const D* x, D* y, OpReqType req) {
   for (int64_t nc = 0; nc < g.N * g.C; ++nc) {
     const D* xp = x + nc * I;
     D* yp = y + nc * O;
-    ForEachWindow(g, [&](int64_t o, int64_t d0, int64_t d1, int64_t h0, int64_t h1, int64_t w0, int64_t w1,
-                         int64_t padded) {
-      C acc = g.type == kMaxPool ? std::numeric_limits<C>::lowest() : C(0);
-      for (int64_t d = d0; d < d1; ++d)
-        for (int64_t h = h0; h < h1; ++h)
-          for (int64_t w = w0; w < w1; ++w) {
-            const C v = static_cast<C>(xp[(d * g.in[1] + h) * g.in[2] + w]);
-            if (g.type == kMaxPool) acc = v > acc ? v : acc;
-            else if (g.type == kLpPool) acc += PowP(v, g.pval);
-            else acc += v;
-          }
-      if (g.type == kAvgPool) {
-        const int64_t n = g.include_pad ? padded : (d1 - d0) * (h1 - h0) * (w1 - w0);
-        acc = n > 0 ? acc / C(n) : C(0);
-      } else if (g.type == kLpPool) {
-        acc = g.pval == 1 ? acc : g.pval == 2 ? std::sqrt(acc) : std::cbrt(acc);
-      }
-      Store(yp + o, req, acc);
+    ForEachWindow(g, [&](int64_t o, const PoolWin& win) {
+      C acc = PoolInit<C>(g.type);
+      for (int64_t d = win.b[0]; d < win.e[0]; ++d)
+        for (int64_t h = win.b[1]; h < win.e[1]; ++h)
+          for (int64_t w = win.b[2]; w < win.e[2]; ++w)
+            PoolAccum(g, &acc, static_cast<C>(xp[(d * g.in[1] + h) * g.in[2] + w]));
+      Store(yp + o, req, PoolFinish(g, win, acc));
     });
   }
 }
@@ -154,15 +124,14 @@ void PoolBackwardPlain(const PoolGeom& g, const D* dy, const D* x, const D* y, D
     const D* dyp = dy + nc * O;
     const D* yp = y + nc * O;
     D* dxp = dx + nc * I;
-    ForEachWindow(g, [&](int64_t o, int64_t d0, int64_t d1, int64_t h0, int64_t h1, int64_t w0, int64_t w1,
-                         int64_t padded) {
+    ForEachWindow(g, [&](int64_t o, const PoolWin& win) {
       const C gy = static_cast<C>(dyp[o]);
       if (g.type == kMaxPool) {  // the first position holding the maximum gets the gradient
         int64_t best = -1;
         C bv = std::numeric_limits<C>::lowest();
-        for (int64_t d = d0; d < d1; ++d)
-          for (int64_t h = h0; h < h1; ++h)
-            for (int64_t w = w0; w < w1; ++w) {
+        for (int64_t d = win.b[0]; d < win.e[0]; ++d)
+          for (int64_t h = win.b[1]; h < win.e[1]; ++h)
+            for (int64_t w = win.b[2]; w < win.e[2]; ++w) {
               const int64_t idx = (d * g.in[1] + h) * g.in[2] + w;
               const C v = static_cast<C>(xp[idx]);
               if (best < 0 || v > bv) {
@@ -173,22 +142,13 @@ void PoolBackwardPlain(const PoolGeom& g, const D* dy, const D* x, const D* y, D
         if (best >= 0) dxp[best] = static_cast<D>(static_cast<C>(dxp[best]) + gy);
         return;
       }
-      C scale = C(1);
-      if (g.type == kAvgPool) {
-        const int64_t n = g.include_pad ? padded : (d1 - d0) * (h1 - h0) * (w1 - w0);
-        scale = n > 0 ? C(1) / C(n) : C(0);
-      }
+      const C scale = PoolGradScale<C>(g, win);
       const C yv = static_cast<C>(yp[o]);
-      for (int64_t d = d0; d < d1; ++d)
-        for (int64_t h = h0; h < h1; ++h)
-          for (int64_t w = w0; w < w1; ++w) {
+      for (int64_t d = win.b[0]; d < win.e[0]; ++d)
+        for (int64_t h = win.b[1]; h < win.e[1]; ++h)
+          for (int64_t w = win.b[2]; w < win.e[2]; ++w) {
             const int64_t idx = (d * g.in[1] + h) * g.in[2] + w;
-            C gx = gy * scale;
-            if (g.type == kLpPool && g.pval > 1) {
-              // d/dx (sum x^p)^(1/p) = x^(p-1) / y^(p-1)
-              const C den = PowP(yv, g.pval - 1);
-              gx = den != C(0) ? gy * PowP(static_cast<C>(xp[idx]), g.pval - 1) / den : C(0);
-            }
+            const C gx = PoolInputGrad(g, gy, scale, static_cast<C>(xp[idx]), yv);
             dxp[idx] = static_cast<D>(static_cast<C>(dxp[idx]) + gx);
           }
     });

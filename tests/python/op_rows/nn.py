@@ -480,12 +480,36 @@ NORM = [
     Case("LRN", "nsize3", [R_NORM.randn(2, 5, 3, 3)], dict(nsize=3), lrn_ref),
     Case("LRN", "params", [R_NORM.randn(1, 6, 2, 3)], dict(nsize=5, alpha=0.1, beta=0.5, knorm=1.5), lrn_ref),
     Case("LRN", "nsize1", [R_NORM.randn(1, 3, 2, 2)], dict(nsize=1, alpha=0.5), lrn_ref),
+    # Rows long enough for the CUDA kernels' other schedules (cuda/norm_rows.cuh): a block of
+    # several warps per row, lanes across rows (axis not last), and few rows of >= 4096
+    # elements, whose sums are split over the GPU.
+    Case("LayerNorm", "long_row", [R_NORM.randn(4, 1000), R_NORM.rand(1000) + 0.5, R_NORM.randn(1000)], {},
+         layer_norm_ref, grad=(0, 1, 2)),
+    Case("LayerNorm", "axis_1_long", [R_NORM.randn(2, 64, 3), R_NORM.rand(64) + 0.5, R_NORM.randn(64)],
+         dict(axis=1, output_mean_var=True), layer_norm_ref, outputs=3, grad=(0, 1, 2)),
+    Case("LayerNorm", "split_axis_0", [R_NORM.randn(4096, 3), R_NORM.rand(4096) + 0.5, R_NORM.randn(4096)],
+         dict(axis=0, output_mean_var=True), layer_norm_ref, outputs=3, grad=(0, 1, 2)),
+    Case("InstanceNorm", "long_rows", [R_NORM.randn(2, 3, 16, 16), R_NORM.rand(3) + 0.5, R_NORM.randn(3)], {},
+         instance_norm_ref, grad=(0, 1, 2)),
+    Case("GroupNorm", "long_rows", [R_NORM.randn(2, 4, 16, 16), R_NORM.rand(2) + 0.5, R_NORM.randn(2)],
+         dict(num_groups=2), group_norm_ref, grad=(0, 1, 2)),
+    Case("GroupNorm", "split_one_group", [R_NORM.randn(2, 4, 32, 32), R_NORM.rand(1) + 0.5, R_NORM.randn(1)],
+         dict(output_mean_var=True), group_norm_ref, outputs=3, grad=(0, 1, 2)),
+    Case("L2Normalization", "instance_split", [R_NORM.randn(2, 8, 512)], {}, l2_ref),
+    Case("L2Normalization", "channel_long", [R_NORM.randn(2, 32, 5)], dict(mode="channel"), l2_ref),
+    Case("L2Normalization", "channel_split", [R_NORM.randn(1, 4096, 2)], dict(mode="channel"), l2_ref),
+    Case("L2Normalization", "spatial_long", [R_NORM.randn(2, 3, 16, 16)], dict(mode="spatial"), l2_ref),
 ]
 
 
 # Half-typed data with float32 gamma, beta and statistics (MXNet's BatchNorm contract).
 NORM = NORM + with_dtypes([c for c in NORM if c.op.startswith("BatchNorm") and c.name in (
     "train_free_gamma", "train_axis_last", "inference", "train_output_mean_var", "relu_train")], HALF)
+# Half-typed LayerNorm, InstanceNorm, GroupNorm, L2Normalization and LRN (sums in double, outputs through float32).
+NORM = NORM + with_dtypes([c for c in NORM if (c.op, c.name) in (
+    ("LayerNorm", "last_axis"), ("LayerNorm", "axis_1_long"), ("InstanceNorm", "4d"), ("GroupNorm", "output_mean_var"),
+    ("GroupNorm", "split_one_group"), ("L2Normalization", "channel"), ("L2Normalization", "instance_split"),
+    ("LRN", "nsize3"))], HALF)
 
 
 # --------------------------------------------------------------------------------------------
@@ -577,11 +601,50 @@ POOL = [
     pool_case("lp2", R_POOL.rand(1, 2, 4, 4) + 0.5, kernel=(2, 2), stride=(2, 2), pool_type="lp", p_value=2),
     pool_case("lp3", R_POOL.rand(1, 2, 5, 5) + 0.5, kernel=(3, 3), stride=(2, 2), pool_type="lp", p_value=3),
     pool_case("lp2_global", R_POOL.rand(1, 2, 3, 3) + 0.5, kernel=(1, 1), pool_type="lp", p_value=2, global_pool=True),
+    # windows of more than 64 elements (a group of lanes per window in the CUDA kernels)
+    pool_case("max_global_large", distinct(2, 3, 9, 10), kernel=(1, 1), global_pool=True),
+    pool_case("avg_global_large_nhwc", R_POOL.randn(2, 9, 10, 3), kernel=(1, 1), pool_type="avg", global_pool=True,
+              layout="NHWC"),
+    pool_case("sum_global_large_3d", R_POOL.randn(1, 2, 4, 5, 5), kernel=(1, 1, 1), pool_type="sum", global_pool=True),
+    pool_case("lp2_large_window", R_POOL.rand(1, 2, 10, 10) + 0.5, kernel=(9, 9), stride=(1, 1), pool_type="lp",
+              p_value=2),
 ]
 
 
+def max_pool_first_grad(base, head, kernel=(), stride=(), pad=(), global_pool=False, **_):
+    """Max pooling's gradient (2-D, channel-first): each window's gradient goes to the first
+    position (row-major) holding its maximum, as MXNet defines it on ties."""
+    x = base[0]
+    ins = x.shape[2:]
+    if global_pool:
+        kernel, stride, pad = ins, (1, 1), (0, 0)
+    s, p = tuple(stride) or (1, 1), tuple(pad) or (0, 0)
+    out = [(ins[i] + 2 * p[i] - kernel[i]) // s[i] + 1 for i in range(2)]
+    dx = np.zeros_like(x)
+    for n, c, oh, ow in itertools.product(range(x.shape[0]), range(x.shape[1]), range(out[0]), range(out[1])):
+        h0, w0 = oh * s[0] - p[0], ow * s[1] - p[1]
+        hb, wb = max(h0, 0), max(w0, 0)
+        win = x[n, c, hb:min(h0 + kernel[0], ins[0]), wb:min(w0 + kernel[1], ins[1])]
+        i, j = np.unravel_index(np.argmax(win), win.shape)  # argmax: the first maximum
+        dx[n, c, hb + i, wb + j] += head[n, c, oh, ow]
+    return [dx]
+
+
+def tie_case(name, x, **params):
+    return Case("Pooling", name, [x], params, pool_ref, grad_ref=max_pool_first_grad)
+
+
+# Max pooling with tied maxima: the first one gets the gradient.
+POOL_TIES = [
+    tie_case("max_ties", np.round(R_POOL.randn(2, 2, 5, 5)), kernel=(3, 3), stride=(2, 2), pad=(1, 1)),
+    tie_case("max_ties_global_large", np.round(R_POOL.rand(2, 3, 9, 10) * 2), kernel=(1, 1), global_pool=True),
+]
+POOL = POOL + POOL_TIES
+
+
 POOL_HALF_ROWS = with_dtypes([c for c in POOL if c.name in ("max_2d", "max_2d_pad", "avg_pad_include", "avg_pad_exclude",
-                                                         "sum_2d", "max_global", "avg_nwc", "lp2")], HALF)
+                                                         "sum_2d", "max_global", "avg_nwc", "lp2", "avg_global_large_nhwc",
+                                                         "max_ties_global_large")], HALF)
 POOL = POOL + POOL_HALF_ROWS
 
 

@@ -197,6 +197,9 @@ CTC_ROWS = [
          const=(1,)),
     Case("_contrib_CTCLoss", "alias", [R_CTC.randn(3, 2, 3), np.array([[1, 0], [2, 1]], np.int32)], {}, ctc_ref,
          const=(1,), dtypes=("float32",)),
+    # an alphabet wide enough for several lanes per frame in the CUDA kernels' softmax
+    Case("CTCLoss", "wide_alphabet", [R_CTC.randn(3, 2, 24), np.array([[7, 7], [12, 23]], np.int32)], {}, ctc_ref,
+         const=(1,)),
 ]
 
 CASES = LOSS_ROWS + CTC_ROWS
