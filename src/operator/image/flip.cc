@@ -11,6 +11,7 @@
 #include "operator/common/op_family.h"
 #include "operator/common/parallel.h"
 #include "operator/image/image_layout.h"
+#include "operator/image/image_params.h"
 
 namespace mxnet {
 namespace op {
@@ -37,7 +38,7 @@ void FlipCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector
   const ImageDims d = ChannelsLast(attrs, in[0].shape_);
   std::vector<char> flip(d.n, 1);
   if (kRandom) {
-    for (int64_t n = 0; n < d.n; ++n) flip[n] = ctx.requested[0].random.ForElement(n).UniformF() < 0.5f;
+    for (int64_t n = 0; n < d.n; ++n) flip[n] = RandomFlipOf(ctx.requested[0].random, n);
   }
   const int64_t image = d.h * d.w * d.c;
   MXNET_TYPE_SWITCH(in[0].type_flag_, DType, {

@@ -6,15 +6,14 @@
  *        an HWC image / NHWC batch).
  */
 #include <algorithm>
-#include <limits>
-#include <type_traits>
 #include <utility>
-#include <cmath>
 #include <vector>
 
 #include "mxnet/op.h"
 #include "operator/common/parallel.h"
 #include "operator/image/image_layout.h"
+#include "operator/image/image_params.h"
+#include "operator/image/resize_math.h"
 #if MXNET_USE_OPENCV
 #include <opencv2/imgproc.hpp>
 
@@ -25,30 +24,7 @@ namespace mxnet {
 namespace op {
 namespace image {
 
-struct ResizeParam : public dmlc::Parameter<ResizeParam> {
-  TShape size;
-  bool keep_ratio;
-  int interp;
-  DMLC_DECLARE_PARAMETER(ResizeParam) {
-    DMLC_DECLARE_FIELD(size).set_default(TShape()).describe(
-        "Output size: w or (w, h). A single value with keep_ratio scales the shorter side to it.");
-    DMLC_DECLARE_FIELD(keep_ratio).set_default(false).describe(
-        "With a single size, keep the aspect ratio (shorter side = size).");
-    DMLC_DECLARE_FIELD(interp).set_default(1).describe(
-        "Interpolation: 0 nearest, 1 bilinear, 2 bicubic, 3 area, 4 Lanczos (2-4 need OpenCV).");
-  }
-};
 DMLC_REGISTER_PARAMETER(ResizeParam);
-
-struct CropParam : public dmlc::Parameter<CropParam> {
-  int x, y, width, height;
-  DMLC_DECLARE_PARAMETER(CropParam) {
-    DMLC_DECLARE_FIELD(x).set_lower_bound(0).describe("Left column of the window.");
-    DMLC_DECLARE_FIELD(y).set_lower_bound(0).describe("Top row of the window.");
-    DMLC_DECLARE_FIELD(width).set_lower_bound(1).describe("Window width.");
-    DMLC_DECLARE_FIELD(height).set_lower_bound(1).describe("Window height.");
-  }
-};
 DMLC_REGISTER_PARAMETER(CropParam);
 
 namespace {
@@ -77,16 +53,6 @@ bool ResizeShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TS
   MX_CHECK_KIND(hw.first > 0 && hw.second > 0, "ValueError") << attrs.op->name << ": output size must be positive";
   AssignShape(attrs, &(*out)[0], MakeChannelsLast((*in)[0], d.n, hw.first, hw.second, d.c), "output", 0);
   return true;
-}
-
-template <typename DType>
-DType FromFloat(float v) {
-  if (std::is_integral<DType>::value) {
-    v = std::round(v);
-    v = std::min<float>(std::max<float>(v, float(std::numeric_limits<DType>::lowest())),
-                        float(std::numeric_limits<DType>::max()));
-  }
-  return static_cast<DType>(v);
 }
 
 #if MXNET_USE_OPENCV
@@ -126,28 +92,20 @@ void ResizeCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vect
       const DType* img = x + n * d.h * d.w * d.c;
       DType* dst = y + (n * o.h + r) * o.w * o.c;
       if (nearest) {
-        const int64_t srow = std::min<int64_t>(d.h - 1, static_cast<int64_t>(std::floor(r * sy)));
+        const int64_t srow = NearestSource(r, sy, d.h);
         for (int64_t col = 0; col < o.w; ++col) {
-          const int64_t scol = std::min<int64_t>(d.w - 1, static_cast<int64_t>(std::floor(col * sx)));
+          const int64_t scol = NearestSource(col, sx, d.w);
           for (int64_t c = 0; c < d.c; ++c) AssignReq(&dst[col * o.c + c], req[0], img[(srow * d.w + scol) * d.c + c]);
         }
         return;
       }
-      float fy = (r + 0.5f) * sy - 0.5f;
-      fy = std::max(0.f, fy);
-      const int64_t y0 = std::min<int64_t>(d.h - 1, static_cast<int64_t>(fy));
-      const int64_t y1 = std::min<int64_t>(d.h - 1, y0 + 1);
-      const float wy = fy - y0;
+      const LinearTaps ty = LinearSource(r, sy, d.h);
       for (int64_t col = 0; col < o.w; ++col) {
-        float fx = std::max(0.f, (col + 0.5f) * sx - 0.5f);
-        const int64_t x0 = std::min<int64_t>(d.w - 1, static_cast<int64_t>(fx));
-        const int64_t x1 = std::min<int64_t>(d.w - 1, x0 + 1);
-        const float wx = fx - x0;
+        const LinearTaps tx = LinearSource(col, sx, d.w);
         for (int64_t c = 0; c < d.c; ++c) {
-          const float a = float(img[(y0 * d.w + x0) * d.c + c]), b = float(img[(y0 * d.w + x1) * d.c + c]);
-          const float e = float(img[(y1 * d.w + x0) * d.c + c]), f = float(img[(y1 * d.w + x1) * d.c + c]);
-          const float v = (a * (1 - wx) + b * wx) * (1 - wy) + (e * (1 - wx) + f * wx) * wy;
-          AssignReq(&dst[col * o.c + c], req[0], FromFloat<DType>(v));
+          const float a = float(img[(ty.i0 * d.w + tx.i0) * d.c + c]), b = float(img[(ty.i0 * d.w + tx.i1) * d.c + c]);
+          const float e = float(img[(ty.i1 * d.w + tx.i0) * d.c + c]), f = float(img[(ty.i1 * d.w + tx.i1) * d.c + c]);
+          AssignReq(&dst[col * o.c + c], req[0], FromFloat<DType>(Bilerp(a, b, e, f, tx.w, ty.w)));
         }
       }
     });

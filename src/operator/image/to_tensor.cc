@@ -9,8 +9,8 @@
 #include "mxnet/op.h"
 #include "operator/common/elemwise_kernels.h"
 #include "operator/common/parallel.h"
-#include "operator/image/float_list.h"
 #include "operator/image/image_layout.h"
+#include "operator/image/image_params.h"
 
 namespace mxnet {
 namespace op {
@@ -49,36 +49,9 @@ bool ToTensorType(const NodeAttrs& attrs, std::vector<int>* in, std::vector<int>
 
 }  // namespace
 
-struct NormalizeParam : public dmlc::Parameter<NormalizeParam> {
-  FloatList mean, std;
-  DMLC_DECLARE_PARAMETER(NormalizeParam) {
-    FloatList zero, one;
-    zero.v = {0.f};
-    one.v = {1.f};
-    DMLC_DECLARE_FIELD(mean).set_default(zero).describe(
-        "Mean of each channel (one value for all channels, or one per channel).");
-    DMLC_DECLARE_FIELD(std).set_default(one).describe(
-        "Standard deviation of each channel (one value, or one per channel).");
-  }
-};
 DMLC_REGISTER_PARAMETER(NormalizeParam);
 
 namespace {
-
-/*! \brief mean and std expanded to one value per channel; checks the counts. */
-void ChannelStats(const NodeAttrs& attrs, int64_t channels, std::vector<float>* mean, std::vector<float>* stdv) {
-  const NormalizeParam& p = attrs.get<NormalizeParam>();
-  auto expand = [&](const std::vector<float>& v, const char* what, std::vector<float>* outv) {
-    MX_CHECK_KIND(v.size() == 1 || static_cast<int64_t>(v.size()) == channels, "ValueError")
-        << attrs.op->name << ": " << what << " has " << v.size() << " values for " << channels
-        << " channels (give 1 or " << channels << ")";
-    outv->resize(channels);
-    for (int64_t c = 0; c < channels; ++c) (*outv)[c] = v.size() == 1 ? v[0] : v[c];
-  };
-  expand(p.mean.v, "mean", mean);
-  expand(p.std.v, "std", stdv);
-  for (float s : *stdv) MX_CHECK_KIND(s != 0.f, "ValueError") << attrs.op->name << ": std must not be 0";
-}
 
 template <bool kBackward>
 void NormalizeCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,

@@ -28,18 +28,6 @@ DMLC_REGISTER_PARAMETER(BatchNormParam);
 
 namespace {
 
-/*! \brief data viewed as (outer, C, inner) around the channel axis. */
-struct BNView {
-  int64_t outer, C, inner;
-  BNView(const NodeAttrs& attrs, const TShape& s) {
-    const int ax = NormAxis(attrs, attrs.get<BatchNormParam>().axis, s.ndim());
-    outer = s.ProdShape(0, ax);
-    C = s[ax];
-    inner = s.ProdShape(ax + 1, s.ndim());
-  }
-  int64_t M() const { return outer * inner; }
-};
-
 /*! \brief Parameters and statistics are float32 for half-precision data, else the data type. */
 int ParamType(int data_type) { return data_type == kFloat16 || data_type == kBfloat16 ? kFloat32 : data_type; }
 
@@ -244,6 +232,8 @@ Op& BatchNormFamily(Op& op, const char* description) {
       .add_argument("moving_var", "NDArray-or-Symbol", "running variance of input (auxiliary state, updated).")
       .add_arguments(BatchNormParam::__FIELDS__())
       .set_attr_parser(ParamParser<BatchNormParam>)
+      // scratch of the CUDA kernels' per-channel sums (cuda/batch_norm.cu); the CPU kernels take none
+      .set_resource_request(std::vector<ResourceRequest>{ResourceRequest::kTempSpace})
       .set_mutate_inputs([](const NodeAttrs&) {
         return std::vector<uint32_t>{3, 4};
       });
@@ -270,6 +260,7 @@ Op& BatchNormGradientFamily(Op& op, const char* description, const std::vector<c
       .set_mutate_inputs([moving_at](const NodeAttrs&) { return std::vector<uint32_t>{moving_at, moving_at + 1}; })
       .add_arguments(BatchNormParam::__FIELDS__())
       .set_attr_parser(ParamParser<BatchNormParam>)
+      .set_resource_request(std::vector<ResourceRequest>{ResourceRequest::kTempSpace})
       .set_infer_shape([](const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TShape>* out) {
         AssignShape(attrs, &(*out)[0], (*in)[1], "output", 0);
         AssignShape(attrs, &(*out)[1], (*in)[2], "output", 1);

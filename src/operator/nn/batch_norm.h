@@ -46,6 +46,18 @@ inline bool BNTraining(const BatchNormParam& p, const OpContext& ctx) { return c
 /*! \brief The channel axis of data of rank ndim. */
 inline int BNAxis(const NodeAttrs& attrs, int ndim) { return NormAxis(attrs, attrs.get<BatchNormParam>().axis, ndim); }
 
+/*! \brief data viewed as (outer, C, inner) around the channel axis. */
+struct BNView {
+  int64_t outer, C, inner;
+  BNView(const NodeAttrs& attrs, const TShape& s) {
+    const int ax = BNAxis(attrs, s.ndim());
+    outer = s.ProdShape(0, ax);
+    C = s[ax];
+    inner = s.ProdShape(ax + 1, s.ndim());
+  }
+  int64_t M() const { return outer * inner; }
+};
+
 /*!
  * \brief After BatchNormWithReLU's ReLU mask in its workspace: the tag of the oneDNN primitive that
  *        wrote it (0: none did, the backward masks the gradient with the output instead).

@@ -45,6 +45,15 @@ bool InferCSRInputShapes(const NodeAttrs& attrs, std::vector<TShape>* in, int fi
 void CheckCSR(const NodeAttrs& attrs, int64_t rows, int64_t cols, int64_t nnz, const int64_t* indptr,
               const int64_t* indices);
 
+/*! \brief Row width of _sparse_csr_dot_dense's dense operand and output: their trailing dims flattened. */
+inline int64_t DenseRowWidth(const TShape& b) { return b.ndim() <= 1 ? 1 : b.ProdShape(1, b.ndim()); }
+
+/*! \brief _sparse_csr_dot_dense computes in float32 and float64 only: a TypeError naming the op otherwise. */
+inline void CheckCSRDotFloat(const NodeAttrs& attrs, int dtype) {
+  MX_CHECK_KIND(dtype == kFloat32 || dtype == kFloat64, "TypeError")
+      << attrs.op->name << ": supports float32 and float64, got " << DTypeName(dtype);
+}
+
 /*!
  * \brief fn(i) for every row i; OpenMP (dynamic, rows differ in length) when `work`, the
  *        element operations of the whole loop, is worth threads. fn must not throw.

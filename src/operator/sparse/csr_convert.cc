@@ -123,6 +123,8 @@ MXNET_REGISTER_OP(_sparse_csr_to_dense)
       IndexTypes(attrs, in, 1);
       return (*in)[0] >= 0;
     })
+    // The CUDA kernel checks the structure on the device into a flag word of temp space.
+    .set_resource_request(std::vector<ResourceRequest>{ResourceRequest::kTempSpace})
     .set_compute(Context::kCPU, CSRToDense)
     .set_gradient([](const NodePtr& n, const std::vector<NodeEntry>& og) {
       return std::vector<NodeEntry>{MakeNode("_backward_sparse_csr_to_dense", n->attrs.name + "_backward",
@@ -152,6 +154,7 @@ MXNET_REGISTER_OP(_backward_sparse_csr_to_dense)
       IndexTypes(attrs, in, 1);
       return (*in)[0] >= 0;
     })
+    .set_resource_request(std::vector<ResourceRequest>{ResourceRequest::kTempSpace})
     .set_compute(Context::kCPU, GatherAtCSR);
 
 }  // namespace op

@@ -36,9 +36,6 @@ CSRView ReadCSR(const NodeAttrs& attrs, const TBlob& indices, const TBlob& indpt
   return a;
 }
 
-/*! \brief Row width of B and of the output: B's trailing dims flattened. */
-int64_t Width(const TShape& b) { return b.ndim() <= 1 ? 1 : b.ProdShape(1, b.ndim()); }
-
 /*! \brief The entries of A grouped by column, rows ascending within a column (temp space). */
 struct ByColumn {
   const int64_t* colptr;  // (cols+1,)
@@ -98,18 +95,13 @@ void DotKernel(const CSRParam& p, const CSRView& a, const OpContext& ctx, const 
   });
 }
 
-void CheckFloat(const NodeAttrs& attrs, int dtype) {
-  MX_CHECK_KIND(dtype == kFloat32 || dtype == kFloat64, "TypeError")
-      << attrs.op->name << ": supports float32 and float64, got " << DTypeName(dtype);
-}
-
 void CSRDotCompute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
                    const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   if (req[0] == kNullOp) return;
   const auto& p = attrs.get<CSRParam>();
   const CSRView a = ReadCSR(attrs, in[1], in[2]);
-  CheckFloat(attrs, in[3].type_flag_);
-  const int64_t n = Width(in[3].shape_);
+  CheckCSRDotFloat(attrs, in[3].type_flag_);
+  const int64_t n = DenseRowWidth(in[3].shape_);
   if (in[3].type_flag_ == kFloat32) {
     DotKernel(p, a, ctx, in[0].dptr<float>(), in[3].dptr<float>(), n, out[0].dptr<float>(), req[0]);
   } else {
@@ -137,8 +129,8 @@ void CSRDotDataGrad(const NodeAttrs& attrs, const OpContext&, const std::vector<
   if (req[0] == kNullOp) return;
   const auto& p = attrs.get<CSRParam>();
   const CSRView a = ReadCSR(attrs, in[1], in[2]);
-  CheckFloat(attrs, in[3].type_flag_);
-  const int64_t n = Width(in[3].shape_);
+  CheckCSRDotFloat(attrs, in[3].type_flag_);
+  const int64_t n = DenseRowWidth(in[3].shape_);
   if (in[3].type_flag_ == kFloat32) {
     DataGradKernel(p, a, in[0].dptr<float>(), in[3].dptr<float>(), n, out[0].dptr<float>(), req[0]);
   } else {
@@ -177,7 +169,7 @@ bool CSRDotShape(const NodeAttrs& attrs, std::vector<TShape>* in, std::vector<TS
 bool CSRDotType(const NodeAttrs& attrs, std::vector<int>* in, std::vector<int>* out) {
   // data, rhs and the output share the float dtype; the structure is int64.
   int t = (*in)[3] >= 0 ? (*in)[3] : ((*in)[0] >= 0 ? (*in)[0] : (*out)[0]);
-  if (t >= 0) CheckFloat(attrs, t);
+  if (t >= 0) CheckCSRDotFloat(attrs, t);
   AssignType(attrs, &(*in)[0], t, "input (data)", 0);
   AssignType(attrs, &(*in)[3], t, "input (rhs)", 3);
   AssignType(attrs, &(*out)[0], t, "output", 0);
@@ -237,7 +229,7 @@ MXNET_REGISTER_OP(_backward_sparse_csr_dot_dense_data)
     })
     .set_infer_type([](const NodeAttrs& attrs, std::vector<int>* in, std::vector<int>* out) {
       const int t = (*in)[3] >= 0 ? (*in)[3] : (*in)[0];
-      if (t >= 0) CheckFloat(attrs, t);
+      if (t >= 0) CheckCSRDotFloat(attrs, t);
       AssignType(attrs, &(*in)[0], t, "input (ograd)", 0);
       AssignType(attrs, &(*in)[3], t, "input (rhs)", 3);
       AssignType(attrs, &(*out)[0], t, "output", 0);
@@ -245,6 +237,8 @@ MXNET_REGISTER_OP(_backward_sparse_csr_dot_dense_data)
       AssignType(attrs, &(*in)[2], kInt64, "input (indptr)", 2);
       return t >= 0;
     })
+    // The CUDA kernel checks the structure on the device into a flag word of temp space.
+    .set_resource_request(std::vector<ResourceRequest>{ResourceRequest::kTempSpace})
     .set_compute(Context::kCPU, CSRDotDataGrad);
 
 }  // namespace op

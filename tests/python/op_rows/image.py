@@ -189,6 +189,23 @@ def random_lighting_check(outs, ins, alpha_std=0.05):
     within_5se(alphas, 0.0, alpha_std ** 2, 3 * alpha_std ** 4, what="lighting alphas")
 
 
+def brightness_contrast_check(b_amt, c_amt):
+    """Brightness b then contrast c, or the reverse, both give y = f x + k per image with f = b c
+    and k = b (1 - c) mean_gray(x): each image is affine in x, and the b and c recovered from f
+    and k lie in their ranges."""
+    def check(outs, ins, **_):
+        for a, o in zip(ins[0], outs[0]):
+            g = (a @ LUMA).mean()
+            design = np.stack([a.ravel(), np.ones(a.size)], 1)
+            (f, k), *_ = np.linalg.lstsq(design, o.ravel(), rcond=None)
+            np.testing.assert_allclose(o, f * a + k, rtol=1e-4, atol=1e-3)
+            b = f + k / g
+            c = f / b
+            assert 1 - b_amt - 1e-4 <= b <= 1 + b_amt + 1e-4, (b, b_amt)
+            assert 1 - c_amt - 1e-4 <= c <= 1 + c_amt + 1e-4, (c, c_amt)
+    return check
+
+
 BATCH = R.uniform(1, 255, (200, 3, 4, 3))
 
 
@@ -273,6 +290,9 @@ IMAGE = [
          check=factor_check(0.5, 1.5, lambda a, f: saturation_img(a, f, f))),
     Case("_image_random_color_jitter", "hue_only", [BATCH], jitter(hue=0.3), check=hue_preserving_check,
          dtypes=("float32",)),
+    # two changes in a random order: contrast's mean gray is taken after brightness in half the images
+    Case("_image_random_color_jitter", "brightness_contrast", [BATCH], jitter(brightness=0.3, contrast=0.5),
+         check=brightness_contrast_check(0.3, 0.5)),
     # the principal components are float32 constants (as MXNet 1.x): float32 rows only
     Case("_image_adjust_lighting", "image", [IMG], {"alpha": (0.1, -0.2, 0.05)}, adjust_lighting_ref, grad=(),
          dtypes=("float32",)),

@@ -6,7 +6,8 @@ import numpy as np
 
 from op_testing import HALF, Case, with_dtypes
 
-from op_rows.nn import _bcast, act_ref, conv_ref, distinct, emb_case, fc_ref, leaky_ref, pool_case
+from op_rows.nn import (_bcast, act_ref, bn_ref, bn_relu_ref, conv_ref, deconv_ref, distinct, emb_case, fc_ref,
+                        leaky_ref, pool_case)
 from op_rows.nn_losses import _smo_case
 
 # --------------------------------------------------------------------------------------------
@@ -154,4 +155,67 @@ GPU_PATH_ROWS = [
 _EMB_REPEATS = emb_case("many_repeats", R_GPU.randint(0, 10, size=(8, 8)), 10, 33)
 GPU_PATH_ROWS += [_EMB_REPEATS] + with_dtypes([_EMB_REPEATS], HALF)
 
-CASES = KERNEL_PATH_ROWS + SG_ROWS + GPU_PATH_ROWS
+
+# Convolution, Deconvolution and BatchNorm paths of the CUDA kernels (cuda/conv_gemm.cuh,
+# cuda/batch_norm.cu) the rows in nn.py miss: im2col batches bounded by `workspace` (1 MB:
+# float32 runs 5 samples as 2 + 2 + 1, float64 one at a time), a pointwise weight gradient
+# one sample at a time (workspace 0), 3-D groups with dilation, channel-last groups and a
+# channel-last Deconvolution, and per-channel sums split into chunks (long channels, channel
+# axis last). Own generator: the rows above keep their data.
+R_CONV_GPU = np.random.RandomState(23)
+
+
+def _conv_row(name, xs, f, kernel, no_bias=False, dtypes=("float32", "float64") + HALF, **kw):
+    g = kw.get("num_group", 1)
+    cl = kw.get("layout") in ("NWC", "NHWC", "NDHWC")
+    c = xs[-1] if cl else xs[1]
+    ws = (f,) + tuple(kernel) + (c // g,) if cl else (f, c // g) + tuple(kernel)
+    inputs = [R_CONV_GPU.randn(*xs), R_CONV_GPU.randn(*ws) * 0.5] + ([] if no_bias else [R_CONV_GPU.randn(f)])
+    return Case("Convolution", name, inputs, dict(kernel=kernel, num_filter=f, no_bias=no_bias, **kw), conv_ref,
+                grad=(0, 1) if no_bias else (0, 1, 2), accum=c // g * int(np.prod(kernel)), dtypes=dtypes)
+
+
+def deconv_cl_ref(x, w, b=None, layout=None, **kw):
+    """Deconvolution on channel-last data and (in, k..., out/G) weights, through deconv_ref."""
+    y = deconv_ref(np.moveaxis(x, -1, 1), np.moveaxis(w, -1, 1), b, **kw)
+    return np.moveaxis(y, 1, -1)
+
+
+def _deconv_row(name, xs, f, kernel, no_bias=True, dtypes=("float32", "float64") + HALF, **kw):
+    g = kw.get("num_group", 1)
+    cl = kw.get("layout") in ("NWC", "NHWC", "NDHWC")
+    c = xs[-1] if cl else xs[1]
+    ws = (c,) + tuple(kernel) + (f // g,) if cl else (c, f // g) + tuple(kernel)
+    inputs = [R_CONV_GPU.randn(*xs), R_CONV_GPU.randn(*ws) * 0.5] + ([] if no_bias else [R_CONV_GPU.randn(f)])
+    return Case("Deconvolution", name, inputs, dict(kernel=kernel, num_filter=f, no_bias=no_bias, **kw),
+                deconv_cl_ref if cl else deconv_ref, grad=(0, 1) if no_bias else (0, 1, 2),
+                accum=c // g * int(np.prod(kernel)), dtypes=dtypes)
+
+
+def _bn_row(name, shape, relu=False, **params):
+    c = shape[params.get("axis", 1) % len(shape)]
+    inputs = [R_CONV_GPU.randn(*shape) * 2 + 0.5, R_CONV_GPU.rand(c) + 0.5, R_CONV_GPU.randn(c),
+              R_CONV_GPU.randn(c) * 0.1, R_CONV_GPU.rand(c) + 0.5]
+    op, ref = ("BatchNormWithReLU", bn_relu_ref(True)) if relu else ("BatchNorm", bn_ref(True))
+    return Case(op, name, inputs, params, ref, grad=(0, 1, 2), train=True, eps=1e-5,
+                grad_tol={"float32": (5e-3, 5e-4)}, f32_inputs=(1, 2, 3, 4), dtypes=("float32", "float64") + HALF)
+
+
+CONV_GPU_ROWS = [
+    _conv_row("2d_workspace_batches", (5, 12, 32, 32), 4, (3, 3), pad=(1, 1), workspace=1),
+    _conv_row("2d_pointwise_workspace_0", (3, 5, 4, 4), 6, (1, 1), workspace=0),
+    _conv_row("3d_group_dilate_stride", (2, 4, 5, 6, 6), 4, (2, 3, 2), stride=(1, 2, 1), dilate=(2, 1, 2),
+              pad=(1, 1, 0), num_group=2),
+    _conv_row("2d_nhwc_group_stride", (2, 6, 5, 4), 4, (3, 2), stride=(2, 1), pad=(1, 0), num_group=2,
+              layout="NHWC"),
+    _deconv_row("2d_workspace_batches", (5, 8, 16, 16), 16, (4, 4), stride=(2, 2), pad=(1, 1), no_bias=False,
+                workspace=1),
+    _deconv_row("3d_group_dilate_bias", (1, 4, 3, 3, 2), 4, (2, 2, 3), stride=(2, 1, 1), dilate=(1, 2, 1),
+                pad=(0, 1, 1), num_group=2, no_bias=False),
+    _deconv_row("2d_nhwc_bias", (2, 3, 4, 2), 3, (3, 3), stride=(2, 1), pad=(1, 0), no_bias=False, layout="NHWC"),
+    _bn_row("train_chunked_channel_sums", (8, 3, 32, 32), fix_gamma=False),
+    _bn_row("train_axis_last_chunked", (2, 16, 16, 8), fix_gamma=False, axis=-1),
+    _bn_row("relu_train_chunked", (4, 2, 48, 48), relu=True, fix_gamma=False),
+]
+
+CASES = KERNEL_PATH_ROWS + SG_ROWS + GPU_PATH_ROWS + CONV_GPU_ROWS

@@ -434,6 +434,11 @@ SPARSE = [
          csr_dot_ref, grad=(0, 3)),
     Case("_sparse_csr_dot_dense", "3d_rhs", [CSR_DATA, CSR_INDICES, CSR_INDPTR, uni(3, 2, 2)],
          {"shape": (3, 4), "transpose_a": True}, csr_dot_ref, grad=(0, 3)),
+    # rows of 40 values: the data gradient's dot products take a warp each on the GPU
+    Case("_sparse_csr_dot_dense", "wide_rhs", [CSR_DATA, CSR_INDICES, CSR_INDPTR, uni(4, 40)], {"shape": (3, 4)},
+         csr_dot_ref, grad=(0, 3)),
+    Case("_sparse_csr_dot_dense", "at_wide_rhs", [CSR_DATA, CSR_INDICES, CSR_INDPTR, uni(3, 40)],
+         {"shape": (3, 4), "transpose_a": True}, csr_dot_ref, grad=(0, 3)),
 ]
 
 CASES = (RESHAPE + TRANSPOSE + PAD + SPACE + SLICE + JOIN + DIAG + BROADCAST_SHAPE + INDEXING + SORT + INIT
